@@ -1,0 +1,130 @@
+package org.gstore.common.protocol;
+
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * The follower's half of the Key Grouping protocol for every key this node hosts (G-Store paper, section 4.2):
+ * yields a free key to the first group that asks, refuses keys already in a group without blocking, retries
+ * {@code JA} until the {@code JAA} with the matching yield id, and answers every {@code D} with {@code DA}.
+ *
+ * <p>The two freshness checks are separate methods so the simulator's tests can plant the bugs they guard
+ * against and show that the simulator notices.
+ */
+class Follower {
+  private final ProtocolConfig config;
+  private final UidSource uids;
+  private final ProtocolStats stats;
+  private final Map<Key, Entry> owners = new LinkedHashMap<>();
+
+  /** A key that is not free, and the timer of its {@code JA} retries while it is joining. */
+  private static final class Entry {
+    OwnerRecord record;
+    Retry retry;
+
+    Entry(OwnerRecord record, Retry retry) {
+      this.record = record;
+      this.retry = retry;
+    }
+  }
+
+  Follower(ProtocolConfig config, UidSource uids, ProtocolStats stats) {
+    this.config = config;
+    this.uids = uids;
+    this.stats = stats;
+  }
+
+  void onJoin(Join j, long now, Effects fx) {
+    Entry e = owners.get(j.member());
+    if (e == null) {
+      OwnerRecord r = new OwnerRecord(j.member(), j.group(), uids.next(fx), OwnerRecord.State.JOINING);
+      owners.put(j.member(), new Entry(r, new Retry(config, now)));
+      fx.persist(new StateChange.PutOwner(r));
+      fx.send(JoinAck.joined(j.group(), j.member(), r.yieldId()));
+    } else if (isSameGroup(e.record, j)) {
+      // A duplicate J: the same answer, nothing new logged.
+      fx.send(JoinAck.joined(j.group(), j.member(), e.record.yieldId()));
+    } else {
+      fx.send(JoinAck.refused(j.group(), j.member(), "row " + j.member() + " is in group " + e.record.group().id()));
+    }
+  }
+
+  void onJoinAckAck(JoinAckAck jaa, Effects fx) {
+    Entry e = owners.get(jaa.member());
+    if (e == null || e.record.state() != OwnerRecord.State.JOINING || !isFresh(e.record, jaa)) {
+      return; // spurious or stale: ignoring it is what prevents ghost groups (paper, Figure 5)
+    }
+    e.record = new OwnerRecord(jaa.member(), jaa.group(), jaa.yieldId(), OwnerRecord.State.YIELDED);
+    e.retry = null;
+    fx.persist(new StateChange.PutOwner(e.record));
+  }
+
+  void onDelete(Delete d, Effects fx) {
+    Entry e = owners.get(d.member());
+    if (e != null && e.record.group().equals(d.group())) {
+      owners.remove(d.member());
+      fx.persist(new StateChange.RemoveOwner(d.member()));
+    }
+    // Answered whatever it was: duplicate, stale, for an unknown group or valid. The DA is not retried.
+    fx.send(new DeleteAck(d.group(), d.member()));
+  }
+
+  /**
+   * Whether a {@code J} asks for the group the key already belongs to (so it is a duplicate). Only then may the
+   * key be yielded again; any other group is refused.
+   */
+  protected boolean isSameGroup(OwnerRecord current, Join j) {
+    return current.group().equals(j.group());
+  }
+
+  /** Whether a {@code JAA} answers the {@code JA} the key is waiting on: same group incarnation and yield id. */
+  protected boolean isFresh(OwnerRecord current, JoinAckAck jaa) {
+    return current.group().equals(jaa.group()) && current.yieldId().equals(jaa.yieldId());
+  }
+
+  void tick(long now, Effects fx) {
+    for (Entry e : owners.values()) {
+      if (e.retry != null && e.retry.fire(now)) {
+        fx.send(JoinAck.joined(e.record.group(), e.record.key(), e.record.yieldId()));
+        stats.messagesRetried++;
+      }
+    }
+  }
+
+  long nextWakeup() {
+    long next = Long.MAX_VALUE;
+    for (Entry e : owners.values()) {
+      if (e.retry != null) {
+        next = Math.min(next, e.retry.dueAt());
+      }
+    }
+    return next;
+  }
+
+  /** Takes over a key this node now hosts; a joining key resumes its JA retries at once. */
+  void load(OwnerRecord record, long now) {
+    Retry retry = record.state() == OwnerRecord.State.JOINING ? Retry.immediately(config, now) : null;
+    owners.put(record.key(), new Entry(record, retry));
+  }
+
+  void unload(Predicate<Key> gone) {
+    Iterator<Key> it = owners.keySet().iterator();
+    while (it.hasNext()) {
+      if (gone.test(it.next())) {
+        it.remove();
+      }
+    }
+  }
+
+  Optional<OwnerRecord> owner(Key key) {
+    return Optional.ofNullable(owners.get(key)).map(e -> e.record);
+  }
+
+  Collection<OwnerRecord> owners() {
+    return owners.values().stream().map(e -> e.record).toList();
+  }
+}

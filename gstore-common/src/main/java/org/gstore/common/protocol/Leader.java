@@ -1,0 +1,299 @@
+package org.gstore.common.protocol;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * The leader's half of the Key Grouping protocol for every group led by a key this node hosts (G-Store paper,
+ * section 4.2): logs the group, sends {@code J} until every member answered, answers every joined {@code JA} with
+ * {@code JAA}, and on delete sends {@code D} until every member that may have joined answered {@code DA}.
+ *
+ * <p>An ended group stays as a tombstone for {@link ProtocolConfig#endedRetentionMillis()}: a client that retried a
+ * create or delete whose first attempt already finished must get that outcome, not a new group nobody will delete.
+ *
+ * <p>Pure and single-threaded: every input comes with the current time and every output goes into {@link Effects}.
+ */
+final class Leader {
+  private final ProtocolConfig config;
+  private final UidSource uids;
+  private final ProtocolStats stats;
+  private final Map<GroupId, LeaderGroup> groups = new LinkedHashMap<>();
+  /** Groups changed in the current step: each is written once, by {@link #flush}, however often it changed. */
+  private final Set<LeaderGroup> dirty = new LinkedHashSet<>();
+
+  Leader(ProtocolConfig config, UidSource uids, ProtocolStats stats) {
+    this.config = config;
+    this.uids = uids;
+    this.stats = stats;
+  }
+
+  void create(ClientRequest.Create req, long now, Effects fx) {
+    String invalid = validate(req);
+    if (invalid != null) {
+      fx.reply(new Reply.Create(req.requestId(), Reply.Outcome.INVALID, null, invalid));
+      return;
+    }
+    LeaderGroup existing = groups.get(req.group());
+    if (existing != null && (existing.phase != GroupPhase.ENDED || existing.createRequest.equals(req.requestId()))) {
+      answerRepeatedCreate(existing, req, fx);
+      return;
+    }
+    TreeMap<Key, MemberState> members = new TreeMap<>();
+    for (Key k : req.members()) {
+      members.put(k, MemberState.PENDING);
+    }
+    members.put(req.group().leader(), MemberState.PENDING);
+    GroupRef ref = new GroupRef(req.group(), uids.next(fx));
+    LeaderGroup g = new LeaderGroup(
+        new GroupRecord(ref, req.mode(), GroupPhase.CREATING, req.requestId(), members, null, 0),
+        new Retry(config, now));
+    g.createWaiters.add(req.requestId());
+    groups.put(req.group(), g); // replaces a tombstone of an earlier group with this name, if any
+    persist(g);
+    for (Key k : members.keySet()) {
+      fx.send(new Join(ref, k));
+    }
+  }
+
+  private String validate(ClientRequest.Create req) {
+    int size = req.members().size() + (req.members().contains(req.group().leader()) ? 0 : 1);
+    if (size > config.maxGroupSize()) {
+      return "a group of " + size + " rows exceeds the maximum group size of " + config.maxGroupSize();
+    }
+    return null;
+  }
+
+  /** A create for a name that is taken: the same request retried, or a different one while the group lives. */
+  private void answerRepeatedCreate(LeaderGroup g, ClientRequest.Create req, Effects fx) {
+    if (!g.createRequest.equals(req.requestId())) {
+      fx.reply(new Reply.Create(req.requestId(), Reply.Outcome.EXISTS, null,
+          "group " + req.group() + " already exists"));
+      return;
+    }
+    switch (g.phase) {
+      case CREATING -> g.createWaiters.add(req.requestId());
+      case ACTIVE -> fx.reply(new Reply.Create(req.requestId(), Reply.Outcome.CREATED, g.toRecord(), null));
+      case DELETING, ENDED -> fx.reply(new Reply.Create(req.requestId(), Reply.Outcome.FAILED, g.toRecord(),
+          g.failure != null ? g.failure : "group " + req.group() + " was deleted"));
+      default -> throw new IllegalStateException(g.phase.name());
+    }
+  }
+
+  void delete(ClientRequest.Delete req, long now, Effects fx) {
+    LeaderGroup g = groups.get(req.group());
+    if (g == null) {
+      fx.reply(new Reply.Delete(req.requestId(), Reply.Outcome.NOT_FOUND, "no group " + req.group()));
+    } else if (g.phase == GroupPhase.ENDED) {
+      fx.reply(new Reply.Delete(req.requestId(), Reply.Outcome.DELETED, null)); // a retry, or a late second delete
+    } else {
+      g.deleteWaiters.add(req.requestId());
+      if (g.phase != GroupPhase.DELETING) {
+        startDelete(g, "group " + g.ref.id() + " was deleted before its creation completed", now, fx);
+      }
+    }
+  }
+
+  void onJoinAck(JoinAck ja, long now, Effects fx) {
+    LeaderGroup g = current(ja.group());
+    MemberState m = g == null ? null : g.members.get(ja.member());
+    if (m == null || g.phase == GroupPhase.DELETING) {
+      // An ended or unknown group, or not a member: a delayed JA, or a follower that yielded to a stale J. One
+      // unlogged D frees the key; the follower's JA retries make up for its loss. While deleting, D is sent anyway.
+      if (ja.joined()) {
+        fx.send(new Delete(ja.group(), ja.member()));
+      }
+      return;
+    }
+    if (!ja.joined()) {
+      if (m.is(MemberState.Status.PENDING)) {
+        g.members.put(ja.member(), MemberState.refused(ja.refusal()));
+        persist(g);
+      }
+    } else if (m.is(MemberState.Status.REFUSED)) {
+      // A duplicate J reached the key after it became free: the group already counts it as refused.
+      fx.send(new Delete(ja.group(), ja.member()));
+    } else {
+      if (m.is(MemberState.Status.PENDING)) {
+        g.members.put(ja.member(), MemberState.joined(ja.yieldId()));
+        persist(g);
+      }
+      fx.send(new JoinAckAck(ja.group(), ja.member(), ja.yieldId()));
+    }
+    if (g.phase == GroupPhase.CREATING && !g.any(MemberState.Status.PENDING)) {
+      finishCreate(g, now, fx);
+    }
+  }
+
+  private void finishCreate(LeaderGroup g, long now, Effects fx) {
+    String failure = g.creationFailure();
+    if (failure != null) {
+      startDelete(g, failure, now, fx);
+      return;
+    }
+    g.phase = GroupPhase.ACTIVE;
+    g.retry = null;
+    persist(g);
+    stats.groupsCreated++;
+    GroupRecord record = g.toRecord();
+    for (String waiter : g.createWaiters) {
+      fx.reply(new Reply.Create(waiter, Reply.Outcome.CREATED, record, null));
+    }
+    g.createWaiters.clear();
+  }
+
+  /** Ends creation (if still running) with {@code createFailure} for its waiters and starts sending D. */
+  private void startDelete(LeaderGroup g, String createFailure, long now, Effects fx) {
+    if (g.phase == GroupPhase.CREATING) {
+      stats.groupsFailed++;
+      g.failure = createFailure;
+      GroupRecord record = g.toRecord();
+      for (String waiter : g.createWaiters) {
+        fx.reply(new Reply.Create(waiter, Reply.Outcome.FAILED, record, createFailure));
+      }
+      g.createWaiters.clear();
+    }
+    g.phase = GroupPhase.DELETING;
+    g.retry = new Retry(config, now);
+    persist(g);
+    sendDeletes(g, fx);
+    endIfReleased(g, now, fx);
+  }
+
+  void onDeleteAck(DeleteAck da, long now, Effects fx) {
+    LeaderGroup g = current(da.group());
+    if (g == null || g.phase != GroupPhase.DELETING) {
+      return; // stale: an earlier incarnation, or the answer to a D sent for a refused member
+    }
+    MemberState m = g.members.get(da.member());
+    if (m != null && g.awaitsRelease(m)) {
+      g.members.put(da.member(), MemberState.RELEASED);
+      persist(g);
+      endIfReleased(g, now, fx);
+    }
+  }
+
+  private void endIfReleased(LeaderGroup g, long now, Effects fx) {
+    if (!g.membersAwaitingRelease().isEmpty()) {
+      return;
+    }
+    g.phase = GroupPhase.ENDED;
+    g.endedAt = now;
+    g.retry = null;
+    persist(g);
+    stats.groupsDeleted++;
+    for (String waiter : g.deleteWaiters) {
+      fx.reply(new Reply.Delete(waiter, Reply.Outcome.DELETED, null));
+    }
+    g.deleteWaiters.clear();
+  }
+
+  void tick(long now, Effects fx) {
+    Iterator<LeaderGroup> it = groups.values().iterator();
+    while (it.hasNext()) {
+      LeaderGroup g = it.next();
+      if (g.phase == GroupPhase.ENDED) {
+        if (now >= expiry(g)) {
+          it.remove();
+          fx.persist(new StateChange.RemoveGroup(g.ref));
+        }
+        continue;
+      }
+      if (g.retry == null || !g.retry.fire(now)) {
+        continue;
+      }
+      int before = fx.messages().size();
+      if (g.phase == GroupPhase.CREATING) {
+        g.members.forEach((k, m) -> {
+          if (m.is(MemberState.Status.PENDING)) {
+            fx.send(new Join(g.ref, k));
+          }
+        });
+      } else {
+        sendDeletes(g, fx);
+      }
+      stats.messagesRetried += fx.messages().size() - before;
+    }
+  }
+
+  private long expiry(LeaderGroup g) {
+    return g.endedAt + config.endedRetentionMillis();
+  }
+
+  private void sendDeletes(LeaderGroup g, Effects fx) {
+    for (Key k : g.membersAwaitingRelease()) {
+      fx.send(new Delete(g.ref, k));
+    }
+  }
+
+  long nextWakeup() {
+    long next = Long.MAX_VALUE;
+    for (LeaderGroup g : groups.values()) {
+      if (g.phase == GroupPhase.ENDED) {
+        next = Math.min(next, expiry(g));
+      } else if (g.retry != null) {
+        next = Math.min(next, g.retry.dueAt());
+      }
+    }
+    return next;
+  }
+
+  /** Takes over groups whose leader key this node now hosts; interrupted creates and deletes resume at once. */
+  void load(GroupRecord record, long now) {
+    boolean inProgress = record.phase() == GroupPhase.CREATING || record.phase() == GroupPhase.DELETING;
+    groups.put(record.id(), new LeaderGroup(record, inProgress ? Retry.immediately(config, now) : null));
+  }
+
+  /** Gives up the groups led by keys this node no longer hosts; their waiting clients must retry elsewhere. */
+  void unload(Predicate<Key> gone, Effects fx) {
+    List<LeaderGroup> leaving = new ArrayList<>();
+    for (LeaderGroup g : groups.values()) {
+      if (gone.test(g.ref.leader())) {
+        leaving.add(g);
+      }
+    }
+    for (LeaderGroup g : leaving) {
+      groups.remove(g.ref.id());
+      String moved = "the leader key of " + g.ref.id() + " moved; retry";
+      g.createWaiters.forEach(w -> fx.reply(new Reply.Create(w, Reply.Outcome.NOT_LEADER, null, moved)));
+      g.deleteWaiters.forEach(w -> fx.reply(new Reply.Delete(w, Reply.Outcome.NOT_LEADER, moved)));
+    }
+  }
+
+  /** The group's current record, tombstones included. */
+  Optional<GroupRecord> group(GroupId id) {
+    return Optional.ofNullable(groups.get(id)).map(LeaderGroup::toRecord);
+  }
+
+  Collection<GroupRecord> groups() {
+    return groups.values().stream().map(LeaderGroup::toRecord).toList();
+  }
+
+  /** The live group this message is about, if this node leads that very incarnation and it has not ended. */
+  private LeaderGroup current(GroupRef ref) {
+    LeaderGroup g = groups.get(ref.id());
+    return g != null && g.ref.equals(ref) && g.phase != GroupPhase.ENDED ? g : null;
+  }
+
+  private void persist(LeaderGroup g) {
+    dirty.add(g);
+  }
+
+  /** Writes the groups this step changed, unless their tombstone expired in the same step. */
+  void flush(Effects fx) {
+    for (LeaderGroup g : dirty) {
+      if (groups.get(g.ref.id()) == g) {
+        fx.persist(new StateChange.PutGroup(g.toRecord()));
+      }
+    }
+    dirty.clear();
+  }
+}

@@ -1,0 +1,224 @@
+package org.gstore.common.wire;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import java.nio.ByteBuffer;
+import java.security.InvalidKeyException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.List;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.gstore.common.protocol.Datagram;
+import org.gstore.common.protocol.Delete;
+import org.gstore.common.protocol.DeleteAck;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Join;
+import org.gstore.common.protocol.JoinAck;
+import org.gstore.common.protocol.JoinAckAck;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.Message;
+import org.gstore.common.protocol.NodeId;
+import org.gstore.common.protocol.Uid;
+import org.gstore.common.wire.DatagramRejectedException.Reason;
+import org.gstore.common.wire.generated.KeyGroupingProtos.DatagramProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.GroupRefProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.ProtocolMessage;
+import org.gstore.common.wire.generated.KeyGroupingProtos.UidProto;
+
+/**
+ * Turns a {@link Datagram} into bytes and back. Frame: magic {@code "GS"}, one version byte, the protobuf body
+ * ({@code DatagramProto}), and an HMAC-SHA256 over all of that keyed with the cluster secret.
+ *
+ * <p>Decoding never throws anything but {@link DatagramRejectedException}: whatever arrives on the port, the
+ * caller drops it and counts the reason. Thread-safe.
+ */
+public final class DatagramCodec {
+  public static final int VERSION = 1;
+  private static final byte[] MAGIC = {'G', 'S'};
+  private static final int HEADER = MAGIC.length + 1;
+  private static final int MAC_LENGTH = 32;
+  private static final String MAC_ALGORITHM = "HmacSHA256";
+
+  private final SecretKeySpec secret;
+  private final int maxBytes;
+  private final ThreadLocal<Mac> macs;
+
+  /**
+   * @param secret the cluster secret every peer shares (at least 16 bytes)
+   * @param maxBytes the largest datagram this node sends or accepts
+   */
+  public DatagramCodec(byte[] secret, int maxBytes) {
+    if (secret == null || secret.length < 16) {
+      throw new IllegalArgumentException("the cluster secret must have at least 16 bytes");
+    }
+    if (maxBytes < HEADER + MAC_LENGTH + 16) {
+      throw new IllegalArgumentException("maximum datagram size too small: " + maxBytes);
+    }
+    this.secret = new SecretKeySpec(secret.clone(), MAC_ALGORITHM);
+    this.maxBytes = maxBytes;
+    this.macs = ThreadLocal.withInitial(this::newMac);
+  }
+
+  /** The encoded datagram; {@link IllegalArgumentException} if it exceeds the maximum size (split it first). */
+  public byte[] encode(Datagram d) {
+    DatagramProto.Builder b = DatagramProto.newBuilder()
+        .setVersion(VERSION)
+        .setFrom(d.from().value())
+        .setTo(d.to().value());
+    for (Message m : d.messages()) {
+      b.addMessages(toProto(m));
+    }
+    for (Key k : d.notMine()) {
+      b.addNotMine(toProto(k));
+    }
+    byte[] body = b.build().toByteArray();
+    int size = HEADER + body.length + MAC_LENGTH;
+    if (size > maxBytes) {
+      throw new IllegalArgumentException("datagram of " + size + " bytes exceeds the maximum of " + maxBytes);
+    }
+    ByteBuffer out = ByteBuffer.allocate(size);
+    out.put(MAGIC).put((byte) VERSION).put(body);
+    Mac mac = macs.get();
+    mac.update(out.array(), 0, HEADER + body.length);
+    out.put(mac.doFinal());
+    return out.array();
+  }
+
+  /** Bytes a message would add to an encoded datagram, for splitting large batches. */
+  public static int encodedSize(Message m) {
+    return toProto(m).getSerializedSize() + 4;
+  }
+
+  /** Bytes an empty datagram between these nodes takes. */
+  public static int overhead(NodeId from, NodeId to) {
+    return HEADER + MAC_LENGTH + DatagramProto.newBuilder().setVersion(VERSION).setFrom(from.value())
+        .setTo(to.value()).build().getSerializedSize();
+  }
+
+  public Datagram decode(byte[] bytes, int offset, int length) throws DatagramRejectedException {
+    if (length > maxBytes) {
+      throw new DatagramRejectedException(Reason.OVERSIZED, length + " bytes exceeds the maximum of " + maxBytes);
+    }
+    if (length < HEADER + MAC_LENGTH || bytes[offset] != MAGIC[0] || bytes[offset + 1] != MAGIC[1]) {
+      throw new DatagramRejectedException(Reason.MALFORMED, "not a G-Store datagram");
+    }
+    Mac mac = macs.get();
+    mac.update(bytes, offset, length - MAC_LENGTH);
+    byte[] expected = mac.doFinal();
+    byte[] actual = new byte[MAC_LENGTH];
+    System.arraycopy(bytes, offset + length - MAC_LENGTH, actual, 0, MAC_LENGTH);
+    if (!MessageDigest.isEqual(expected, actual)) {
+      throw new DatagramRejectedException(Reason.UNAUTHENTICATED, "HMAC mismatch");
+    }
+    int version = bytes[offset + MAGIC.length] & 0xff;
+    if (version != VERSION) {
+      throw new DatagramRejectedException(Reason.UNKNOWN_VERSION, "protocol version " + version);
+    }
+    try {
+      DatagramProto p = DatagramProto.parseFrom(
+          ByteString.copyFrom(bytes, offset + HEADER, length - HEADER - MAC_LENGTH));
+      if (p.getVersion() != VERSION) {
+        throw new DatagramRejectedException(Reason.UNKNOWN_VERSION, "body version " + p.getVersion());
+      }
+      List<Message> messages = new ArrayList<>(p.getMessagesCount());
+      for (ProtocolMessage m : p.getMessagesList()) {
+        messages.add(fromProto(m));
+      }
+      List<Key> notMine = new ArrayList<>(p.getNotMineCount());
+      for (KeyProto k : p.getNotMineList()) {
+        notMine.add(fromProto(k));
+      }
+      return new Datagram(new NodeId(p.getFrom()), new NodeId(p.getTo()), messages, notMine);
+    } catch (InvalidProtocolBufferException | IllegalArgumentException | NullPointerException e) {
+      throw new DatagramRejectedException(Reason.MALFORMED, "invalid body: " + e.getMessage(), e);
+    }
+  }
+
+  private static ProtocolMessage toProto(Message m) {
+    ProtocolMessage.Builder b = ProtocolMessage.newBuilder()
+        .setGroup(toProto(m.group()))
+        .setMember(toProto(m.member()));
+    return m.accept(new Message.Visitor<ProtocolMessage.Builder>() {
+      @Override
+      public ProtocolMessage.Builder join(Join j) {
+        return b.setType(ProtocolMessage.Type.JOIN);
+      }
+
+      @Override
+      public ProtocolMessage.Builder joinAck(JoinAck ja) {
+        b.setType(ProtocolMessage.Type.JOIN_ACK);
+        return ja.joined() ? b.setYieldId(toProto(ja.yieldId())) : b.setRefusal(ja.refusal());
+      }
+
+      @Override
+      public ProtocolMessage.Builder joinAckAck(JoinAckAck jaa) {
+        return b.setType(ProtocolMessage.Type.JOIN_ACK_ACK).setYieldId(toProto(jaa.yieldId()));
+      }
+
+      @Override
+      public ProtocolMessage.Builder delete(Delete d) {
+        return b.setType(ProtocolMessage.Type.DELETE);
+      }
+
+      @Override
+      public ProtocolMessage.Builder deleteAck(DeleteAck da) {
+        return b.setType(ProtocolMessage.Type.DELETE_ACK);
+      }
+    }).build();
+  }
+
+  private static Message fromProto(ProtocolMessage m) {
+    GroupRef group = fromProto(m.getGroup());
+    Key member = fromProto(m.getMember());
+    Uid yieldId = m.hasYieldId() ? fromProto(m.getYieldId()) : null;
+    return switch (m.getType()) {
+      case JOIN -> new Join(group, member);
+      case JOIN_ACK -> new JoinAck(group, member, yieldId, m.hasRefusal() ? m.getRefusal() : null);
+      case JOIN_ACK_ACK -> new JoinAckAck(group, member, java.util.Objects.requireNonNull(yieldId, "yield id"));
+      case DELETE -> new Delete(group, member);
+      case DELETE_ACK -> new DeleteAck(group, member);
+    };
+  }
+
+  static KeyProto toProto(Key k) {
+    return KeyProto.newBuilder().setTable(k.table()).setRow(ByteString.copyFrom(k.row())).build();
+  }
+
+  static Key fromProto(KeyProto k) {
+    return Key.of(k.getTable(), k.getRow().toByteArray());
+  }
+
+  private static UidProto toProto(Uid u) {
+    return UidProto.newBuilder().setIssuer(u.issuer().value()).setSeq(u.seq()).build();
+  }
+
+  private static Uid fromProto(UidProto u) {
+    return new Uid(new NodeId(u.getIssuer()), u.getSeq());
+  }
+
+  private static GroupRefProto toProto(GroupRef g) {
+    return GroupRefProto.newBuilder()
+        .setName(g.id().name())
+        .setLeader(toProto(g.leader()))
+        .setEpoch(toProto(g.epoch()))
+        .build();
+  }
+
+  private static GroupRef fromProto(GroupRefProto g) {
+    return new GroupRef(new GroupId(g.getName(), fromProto(g.getLeader())), fromProto(g.getEpoch()));
+  }
+
+  private Mac newMac() {
+    try {
+      Mac mac = Mac.getInstance(MAC_ALGORITHM);
+      mac.init(secret);
+      return mac;
+    } catch (NoSuchAlgorithmException | InvalidKeyException e) {
+      throw new IllegalStateException("HMAC-SHA256 unavailable", e);
+    }
+  }
+}

@@ -1,0 +1,34 @@
+package org.gstore.common.wire;
+
+/** A datagram that must be dropped, with the reason it is counted under. */
+public final class DatagramRejectedException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  /** Why a datagram was dropped. */
+  public enum Reason {
+    /** Not a G-Store datagram, truncated, or a body that does not parse into valid messages. */
+    MALFORMED,
+    /** The HMAC does not match: not from a peer that knows the cluster secret, or altered. */
+    UNAUTHENTICATED,
+    /** From a peer speaking a protocol version this node does not. */
+    UNKNOWN_VERSION,
+    /** Larger than the configured maximum. */
+    OVERSIZED
+  }
+
+  private final Reason reason;
+
+  public DatagramRejectedException(Reason reason, String message) {
+    super(message);
+    this.reason = reason;
+  }
+
+  public DatagramRejectedException(Reason reason, String message, Throwable cause) {
+    super(message, cause);
+    this.reason = reason;
+  }
+
+  public Reason reason() {
+    return reason;
+  }
+}

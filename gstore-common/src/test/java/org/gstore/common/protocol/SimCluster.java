@@ -1,0 +1,104 @@
+package org.gstore.common.protocol;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Nodes, the placement of keys on them, and their durable state: the world the protocol runs in, without a network.
+ * Crashing a node drops its memory; starting it rebuilds its engine from durable state. Moving a key unloads its
+ * state at the old host and loads it at the new one, like a region move; other nodes' cached locations go stale.
+ */
+final class SimCluster {
+  private final ProtocolConfig config;
+  private final ProtocolNode.FollowerFactory followers;
+  final DurableState durable = new DurableState();
+  final Map<Key, NodeId> hostOf = new TreeMap<>();
+  private final Map<NodeId, ProtocolNode> engines = new TreeMap<>();
+  private final Map<NodeId, Map<Key, NodeId>> locationCaches = new HashMap<>();
+
+  SimCluster(ProtocolConfig config, ProtocolNode.FollowerFactory followers, List<NodeId> nodes) {
+    this.config = config;
+    this.followers = followers;
+    for (NodeId n : nodes) {
+      engines.put(n, null);
+      locationCaches.put(n, new HashMap<>());
+    }
+  }
+
+  List<NodeId> nodes() {
+    return new ArrayList<>(engines.keySet());
+  }
+
+  /** The node's engine, or {@code null} while it is down. */
+  ProtocolNode engine(NodeId n) {
+    return engines.get(n);
+  }
+
+  boolean isUp(NodeId n) {
+    return engines.get(n) != null;
+  }
+
+  void place(Key k, NodeId n) {
+    hostOf.put(k, n);
+  }
+
+  /** Starts (or restarts) a node from durable state: it hosts the same keys, as a reopened region server would. */
+  void start(NodeId n, long now) {
+    ProtocolNode engine = new ProtocolNode(n, config, k -> n.equals(hostOf.get(k)), locator(n),
+        durable.reservedUids.getOrDefault(n, 0L), followers);
+    engines.put(n, engine);
+    engine.load(
+        durable.groups.values().stream().filter(g -> n.equals(hostOf.get(g.group().leader()))).toList(),
+        durable.owners.values().stream().filter(o -> n.equals(hostOf.get(o.key()))).toList(),
+        now);
+  }
+
+  /** The node loses its memory; its durable state stays. */
+  void crash(NodeId n) {
+    engines.put(n, null);
+    locationCaches.get(n).clear();
+  }
+
+  /** Moves {@code k} to {@code to}; returns the replies the old host owes its waiting clients. */
+  Step move(Key k, NodeId to, long now) {
+    NodeId from = hostOf.get(k);
+    Step unloaded = Step.NOTHING;
+    ProtocolNode old = engines.get(from);
+    hostOf.put(k, to);
+    if (old != null) {
+      unloaded = old.unload(k::equals);
+    }
+    ProtocolNode target = engines.get(to);
+    if (target != null) {
+      target.load(
+          durable.groups.values().stream().filter(g -> g.group().leader().equals(k)).toList(),
+          durable.owners.containsKey(k) ? List.of(durable.owners.get(k)) : List.of(),
+          now);
+    }
+    return unloaded;
+  }
+
+  /** Makes a step's changes durable, as the node must before its messages leave. */
+  Step persist(Step step) {
+    durable.apply(step.changes());
+    return step;
+  }
+
+  private KeyLocator locator(NodeId n) {
+    Map<Key, NodeId> cache = locationCaches.get(n);
+    return new KeyLocator() {
+      @Override
+      public NodeId locate(Key key) {
+        return cache.computeIfAbsent(key, hostOf::get);
+      }
+
+      @Override
+      public void invalidate(Key key) {
+        cache.remove(key);
+      }
+    };
+  }
+}

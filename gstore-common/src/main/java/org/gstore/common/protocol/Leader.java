@@ -273,6 +273,10 @@ final class Leader {
     return Optional.ofNullable(groups.get(id)).map(LeaderGroup::toRecord);
   }
 
+  int size() {
+    return groups.size();
+  }
+
   Collection<GroupRecord> groups() {
     return groups.values().stream().map(LeaderGroup::toRecord).toList();
   }

@@ -169,6 +169,11 @@ public final class ProtocolNode {
     return leader.groups();
   }
 
+  /** How many groups (tombstones included) this node leads; cheap. */
+  public int groupCount() {
+    return leader.size();
+  }
+
   public Optional<OwnerRecord> owner(Key key) {
     return follower.owner(key);
   }

@@ -8,6 +8,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.gstore.common.protocol.Datagram;
@@ -88,15 +89,44 @@ public final class DatagramCodec {
     return out.array();
   }
 
-  /** Bytes a message would add to an encoded datagram, for splitting large batches. */
-  public static int encodedSize(Message m) {
-    return toProto(m).getSerializedSize() + 4;
+  /**
+   * Splits a datagram whose encoding would exceed the maximum size into several that do not (most are returned
+   * as they are). A single message too large for any datagram is an {@link IllegalArgumentException}.
+   */
+  public List<Datagram> split(Datagram d) {
+    int overhead = HEADER + MAC_LENGTH + DatagramProto.newBuilder().setVersion(VERSION).setFrom(d.from().value())
+        .setTo(d.to().value()).build().getSerializedSize();
+    List<Datagram> parts = new ArrayList<>();
+    List<Message> messages = new ArrayList<>();
+    List<Key> notMine = new ArrayList<>();
+    int size = overhead;
+    for (Object item : concat(d)) {
+      int itemSize = 8 + (item instanceof Message m ? toProto(m).getSerializedSize()
+          : toProto((Key) item).getSerializedSize());
+      if (overhead + itemSize > maxBytes) {
+        throw new IllegalArgumentException("a message of " + itemSize + " bytes exceeds the datagram maximum");
+      }
+      if (size + itemSize > maxBytes) {
+        parts.add(new Datagram(d.from(), d.to(), messages, notMine));
+        messages = new ArrayList<>();
+        notMine = new ArrayList<>();
+        size = overhead;
+      }
+      if (item instanceof Message m) {
+        messages.add(m);
+      } else {
+        notMine.add((Key) item);
+      }
+      size += itemSize;
+    }
+    parts.add(new Datagram(d.from(), d.to(), messages, notMine));
+    return parts;
   }
 
-  /** Bytes an empty datagram between these nodes takes. */
-  public static int overhead(NodeId from, NodeId to) {
-    return HEADER + MAC_LENGTH + DatagramProto.newBuilder().setVersion(VERSION).setFrom(from.value())
-        .setTo(to.value()).build().getSerializedSize();
+  private static List<Object> concat(Datagram d) {
+    List<Object> all = new ArrayList<>(d.messages());
+    all.addAll(d.notMine());
+    return all;
   }
 
   public Datagram decode(byte[] bytes, int offset, int length) throws DatagramRejectedException {
@@ -178,7 +208,7 @@ public final class DatagramCodec {
     return switch (m.getType()) {
       case JOIN -> new Join(group, member);
       case JOIN_ACK -> new JoinAck(group, member, yieldId, m.hasRefusal() ? m.getRefusal() : null);
-      case JOIN_ACK_ACK -> new JoinAckAck(group, member, java.util.Objects.requireNonNull(yieldId, "yield id"));
+      case JOIN_ACK_ACK -> new JoinAckAck(group, member, Objects.requireNonNull(yieldId, "yield id"));
       case DELETE -> new Delete(group, member);
       case DELETE_ACK -> new DeleteAck(group, member);
     };
@@ -192,15 +222,15 @@ public final class DatagramCodec {
     return Key.of(k.getTable(), k.getRow().toByteArray());
   }
 
-  private static UidProto toProto(Uid u) {
+  static UidProto toProto(Uid u) {
     return UidProto.newBuilder().setIssuer(u.issuer().value()).setSeq(u.seq()).build();
   }
 
-  private static Uid fromProto(UidProto u) {
+  static Uid fromProto(UidProto u) {
     return new Uid(new NodeId(u.getIssuer()), u.getSeq());
   }
 
-  private static GroupRefProto toProto(GroupRef g) {
+  static GroupRefProto toProto(GroupRef g) {
     return GroupRefProto.newBuilder()
         .setName(g.id().name())
         .setLeader(toProto(g.leader()))
@@ -208,7 +238,7 @@ public final class DatagramCodec {
         .build();
   }
 
-  private static GroupRef fromProto(GroupRefProto g) {
+  static GroupRef fromProto(GroupRefProto g) {
     return new GroupRef(new GroupId(g.getName(), fromProto(g.getLeader())), fromProto(g.getEpoch()));
   }
 

@@ -9,10 +9,11 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import org.gstore.testing.GStoreMiniCluster;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * JUnit 5 extension behind {@link WithMiniCluster}: one mini cluster per test JVM, kept in the root extension
+ * JUnit 5 extension behind {@link WithMiniCluster}: one {@link GStoreMiniCluster} per test JVM, kept in the root extension
  * store so JUnit shuts it down once, after the last test class.
  */
 public final class MiniClusterExtension implements BeforeAllCallback, ParameterResolver {
@@ -29,20 +30,24 @@ public final class MiniClusterExtension implements BeforeAllCallback, ParameterR
   @Override
   public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
     Class<?> type = parameter.getParameter().getType();
-    return type == HBaseTestingUtility.class || type == Configuration.class || type == Connection.class;
+    return type == GStoreMiniCluster.class || type == HBaseTestingUtility.class || type == Configuration.class
+        || type == Connection.class;
   }
 
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-    SharedCluster cluster = cluster(context, 0);
+    GStoreMiniCluster cluster = cluster(context, 0).cluster;
     Class<?> type = parameter.getParameter().getType();
+    if (type == GStoreMiniCluster.class) {
+      return cluster;
+    }
     if (type == HBaseTestingUtility.class) {
-      return cluster.util;
+      return cluster.getTestingUtility();
     }
     if (type == Configuration.class) {
-      return cluster.util.getConfiguration();
+      return cluster.getConfiguration();
     }
-    return cluster.connection();
+    return cluster.getConnection();
   }
 
   private static SharedCluster cluster(ExtensionContext context, int regionServers) {
@@ -53,35 +58,25 @@ public final class MiniClusterExtension implements BeforeAllCallback, ParameterR
 
   /** The running cluster; closed by JUnit when the root store closes. */
   static final class SharedCluster implements ExtensionContext.Store.CloseableResource {
-    final HBaseTestingUtility util;
+    final GStoreMiniCluster cluster;
 
-    private SharedCluster(HBaseTestingUtility util) {
-      this.util = util;
+    private SharedCluster(GStoreMiniCluster cluster) {
+      this.cluster = cluster;
     }
 
     static SharedCluster start(int regionServers) {
-      HBaseTestingUtility util = new HBaseTestingUtility();
       try {
-        util.startMiniCluster(regionServers);
+        return new SharedCluster(GStoreMiniCluster.start(regionServers));
       } catch (Exception e) {
-        throw new IllegalStateException("the HBase mini cluster did not start", e);
+        throw new IllegalStateException("the G-Store mini cluster did not start", e);
       }
-      return new SharedCluster(util);
     }
 
     void ensureRegionServers(int wanted) {
       try {
-        while (util.getMiniHBaseCluster().getLiveRegionServerThreads().size() < wanted) {
-          util.getMiniHBaseCluster().startRegionServerAndWait(60_000);
+        while (cluster.getTestingUtility().getMiniHBaseCluster().getLiveRegionServerThreads().size() < wanted) {
+          cluster.getTestingUtility().getMiniHBaseCluster().startRegionServerAndWait(60_000);
         }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-
-    Connection connection() {
-      try {
-        return util.getConnection();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -89,7 +84,7 @@ public final class MiniClusterExtension implements BeforeAllCallback, ParameterR
 
     @Override
     public void close() throws Exception {
-      util.shutdownMiniCluster();
+      cluster.close();
     }
   }
 }

@@ -9,9 +9,10 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Runs a test class against the HBase mini cluster shared by every test class of the JVM (HDFS, ZooKeeper, master
- * and region servers start once, in ~15-20 s, and stop after the last test). Test methods and constructors may
- * declare parameters of type {@code HBaseTestingUtility}, {@code Configuration} or {@code Connection}.
+ * Runs a test class against the G-Store mini cluster shared by every test class of the JVM (HDFS, ZooKeeper,
+ * master and region servers start once, in ~15-20 s, and stop after the last test). Test methods and constructors
+ * may declare parameters of type {@code GStoreMiniCluster}, {@code HBaseTestingUtility}, {@code Configuration} or
+ * {@code Connection}.
  *
  * <p>Tests share the cluster: each creates its own tables (unique names) and leaves others' alone.
  */

@@ -1,0 +1,244 @@
+package org.gstore.client;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Table;
+import org.gstore.common.protocol.GroupRecord;
+import org.gstore.common.wire.RecordCodec;
+import org.gstore.common.wire.generated.GStoreProtos.CreateGroupRequest;
+import org.gstore.common.wire.generated.GStoreProtos.CreateGroupResponse;
+import org.gstore.common.wire.generated.GStoreProtos.CreateModeProto;
+import org.gstore.common.wire.generated.GStoreProtos.DeleteGroupRequest;
+import org.gstore.common.wire.generated.GStoreProtos.DeleteGroupResponse;
+import org.gstore.common.wire.generated.GStoreProtos.GStoreService;
+import org.gstore.common.wire.generated.GStoreProtos.GetGroupRequest;
+import org.gstore.common.wire.generated.GStoreProtos.GetGroupResponse;
+import org.gstore.common.wire.generated.GStoreProtos.OutcomeProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
+
+/**
+ * Entry point of the G-Store client library: forms, finds and dissolves key groups on an HBase cluster whose
+ * tables run G-Store. Requests go to the region holding the group's leader row through HBase's coprocessor
+ * endpoint, which locates it, retries when it moves and authenticates the caller like any HBase call.
+ *
+ * <p>Thread-safe; share one per application. {@link #close()} closes the HBase connection only if the client
+ * created it.
+ */
+public final class GStoreClient implements Closeable {
+  /** How long one create or delete may take before the client gives up (ms). */
+  public static final String OPERATION_TIMEOUT = "gstore.client.operation.timeout.ms";
+  private static final long DEFAULT_OPERATION_TIMEOUT = 120_000;
+
+  private final Connection connection;
+  private final boolean ownsConnection;
+  private final long operationTimeoutMillis;
+  private final ExecutorService async = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "gstore-client");
+    t.setDaemon(true);
+    return t;
+  });
+
+  private GStoreClient(Connection connection, boolean ownsConnection) {
+    this.connection = connection;
+    this.ownsConnection = ownsConnection;
+    this.operationTimeoutMillis = connection.getConfiguration().getLong(OPERATION_TIMEOUT, DEFAULT_OPERATION_TIMEOUT);
+    if (operationTimeoutMillis <= 0) {
+      throw new IllegalArgumentException(OPERATION_TIMEOUT + " must be positive: " + operationTimeoutMillis);
+    }
+  }
+
+  /** A client with its own HBase connection, made from {@code conf} and closed with the client. */
+  public static GStoreClient create(Configuration conf) throws IOException {
+    return new GStoreClient(ConnectionFactory.createConnection(conf), true);
+  }
+
+  /** A client that borrows {@code connection}; the caller keeps ownership and closes it. */
+  public static GStoreClient create(Connection connection) {
+    return new GStoreClient(connection, false);
+  }
+
+  /** Forms a group; returns when creation has terminated. */
+  public KeyGroup createGroup(GroupSpec spec) throws IOException {
+    return join(createGroupAsync(spec));
+  }
+
+  /** Forms a group without blocking the caller; the future fails with the exceptions of {@link #createGroup}. */
+  public CompletableFuture<KeyGroup> createGroupAsync(GroupSpec spec) {
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return create(spec);
+      } catch (IOException e) {
+        throw new CompletionException(e);
+      }
+    }, async);
+  }
+
+  /** The live group with this id; {@link GroupNotFoundException} if there is none. */
+  public KeyGroup getGroup(GroupId id) throws IOException {
+    GetGroupRequest request = GetGroupRequest.newBuilder().setName(id.name()).setLeader(proto(id.leader())).build();
+    GetGroupResponse response = call(id.leader(), stub -> stub.getGroup(null, request));
+    if (!response.hasGroup()) {
+      throw new GroupNotFoundException("no group " + id);
+    }
+    GroupRecord record = RecordCodec.fromProto(response.getGroup());
+    if (record.phase() != org.gstore.common.protocol.GroupPhase.ACTIVE) {
+      throw new GroupNotFoundException("group " + id + " is " + record.phase().name().toLowerCase());
+    }
+    return KeyGroup.from(this, record);
+  }
+
+  private KeyGroup create(GroupSpec spec) throws IOException {
+    RowKey leader = spec.leader() != null ? spec.leader() : chooseLeader(spec);
+    GroupId id = new GroupId(spec.id() != null ? spec.id() : UUID.randomUUID().toString(), leader);
+    CreateGroupRequest.Builder b = CreateGroupRequest.newBuilder()
+        .setRequestId(UUID.randomUUID().toString())
+        .setName(id.name())
+        .setLeader(proto(leader))
+        .setMode(spec.isAtomic() ? CreateModeProto.ATOMIC : CreateModeProto.BEST_EFFORT);
+    spec.members().forEach(m -> b.addMembers(proto(m)));
+    CreateGroupRequest request = b.build();
+    long deadline = System.currentTimeMillis() + operationTimeoutMillis;
+    while (true) {
+      CreateGroupResponse response = call(leader, stub -> stub.createGroup(null, request));
+      switch (response.getOutcome()) {
+        case CREATED:
+          return KeyGroup.from(this, RecordCodec.fromProto(response.getGroup()));
+        case FAILED:
+          throw new GroupCreationException("group " + id + ": " + response.getMessage(),
+              response.hasGroup() ? KeyGroup.refusals(RecordCodec.fromProto(response.getGroup())) : Map.of());
+        case EXISTS:
+          throw new GroupExistsException(response.getMessage());
+        case INVALID:
+          throw new GroupCreationException("group " + id + " is invalid: " + response.getMessage(), Map.of());
+        case PENDING:
+          if (System.currentTimeMillis() > deadline) {
+            abandon(id);
+            throw new GroupCreationException("creating " + id + " took longer than " + operationTimeoutMillis
+                + " ms (" + OPERATION_TIMEOUT + "); it was deleted", Map.of());
+          }
+          break;
+        default:
+          throw new IOException("unexpected answer to create " + id + ": " + response.getOutcome());
+      }
+    }
+  }
+
+  /** Deletes a group whose creation the client gave up on, so it does not linger unknown to anyone. */
+  private void abandon(GroupId id) {
+    try {
+      deleteGroup(id);
+    } catch (IOException e) {
+      // best effort: the group may not exist, or the leader is unreachable; its tombstone or delete will tell
+    }
+  }
+
+  void deleteGroup(GroupId id) throws IOException {
+    DeleteGroupRequest request = DeleteGroupRequest.newBuilder()
+        .setRequestId(UUID.randomUUID().toString())
+        .setName(id.name())
+        .setLeader(proto(id.leader()))
+        .build();
+    long deadline = System.currentTimeMillis() + operationTimeoutMillis;
+    while (true) {
+      DeleteGroupResponse response = call(id.leader(), stub -> stub.deleteGroup(null, request));
+      switch (response.getOutcome()) {
+        case DELETED:
+          return;
+        case NOT_FOUND:
+          throw new GroupNotFoundException("no group " + id);
+        case PENDING:
+          if (System.currentTimeMillis() > deadline) {
+            throw new IOException("deleting " + id + " took longer than " + operationTimeoutMillis + " ms ("
+                + OPERATION_TIMEOUT + "); it is still being deleted");
+          }
+          break;
+        default:
+          throw new IOException("unexpected answer to delete " + id + ": " + response.getOutcome());
+      }
+    }
+  }
+
+  /** The member whose region server hosts the most members: the fewest protocol messages cross the network. */
+  private RowKey chooseLeader(GroupSpec spec) throws IOException {
+    Map<ServerName, List<RowKey>> byServer = new HashMap<>();
+    for (RowKey m : spec.members()) {
+      try (RegionLocator locator = connection.getRegionLocator(m.table())) {
+        HRegionLocation location = locator.getRegionLocation(m.row());
+        byServer.computeIfAbsent(location.getServerName(), s -> new ArrayList<>()).add(m);
+      }
+    }
+    return byServer.values().stream().max((a, b) -> Integer.compare(a.size(), b.size())).orElseThrow().get(0);
+  }
+
+  private interface Call<R> {
+    R on(GStoreService.BlockingInterface stub) throws ServiceException;
+  }
+
+  private <R> R call(RowKey leader, Call<R> call) throws IOException {
+    try (Table table = connection.getTable(leader.table())) {
+      return call.on(GStoreService.newBlockingStub(table.coprocessorService(leader.row())));
+    } catch (ServiceException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      throw cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause);
+    }
+  }
+
+  private static KeyProto proto(RowKey k) {
+    return KeyProto.newBuilder().setTable(k.table().getNameAsString()).setRow(ByteString.copyFrom(k.row())).build();
+  }
+
+  private static <T> T join(CompletableFuture<T> future) throws IOException {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof UncheckedIOException u) {
+        throw u.getCause();
+      }
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IOException(cause);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    async.shutdown();
+    try {
+      async.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (ownsConnection) {
+      connection.close();
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package org.gstore.client;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.apache.hadoop.hbase.TableName;
+
+/**
+ * What group to form: its members (rows of any tables that run G-Store), optionally its name and leader, and
+ * whether creation is atomic (the default) or best-effort. Build with {@link #builder()}.
+ */
+public final class GroupSpec {
+  private final String id;
+  private final RowKey leader;
+  private final Set<RowKey> members;
+  private final boolean atomic;
+
+  private GroupSpec(Builder b) {
+    this.id = b.id;
+    this.leader = b.leader;
+    this.members = Collections.unmodifiableSet(new LinkedHashSet<>(b.members));
+    this.atomic = b.atomic;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The group's name, or null to have one generated. */
+  public String id() {
+    return id;
+  }
+
+  /** The leader row, or null to let the client choose the member whose server hosts the most members. */
+  public RowKey leader() {
+    return leader;
+  }
+
+  /** Every member, the leader included. */
+  public Set<RowKey> members() {
+    return members;
+  }
+
+  public boolean isAtomic() {
+    return atomic;
+  }
+
+  /** Builds a {@link GroupSpec}. */
+  public static final class Builder {
+    private String id;
+    private RowKey leader;
+    private final Set<RowKey> members = new LinkedHashSet<>();
+    private boolean atomic = true;
+
+    private Builder() {}
+
+    /** The group's name (unique among the live groups of its leader row); generated when absent. */
+    public Builder id(String id) {
+      if (id == null || id.isEmpty()) {
+        throw new IllegalArgumentException("group id must not be empty");
+      }
+      this.id = id;
+      return this;
+    }
+
+    /** The leader row; it becomes a member too. Chosen by the system when absent. */
+    public Builder leader(TableName table, byte[] row) {
+      this.leader = RowKey.of(table, row);
+      members.add(leader);
+      return this;
+    }
+
+    public Builder member(TableName table, byte[] row) {
+      members.add(RowKey.of(table, row));
+      return this;
+    }
+
+    public Builder members(TableName table, Collection<byte[]> rows) {
+      for (byte[] row : rows) {
+        member(table, row);
+      }
+      return this;
+    }
+
+    /** All members join, or none stays joined (the default). */
+    public Builder atomic() {
+      this.atomic = true;
+      return this;
+    }
+
+    /** The group keeps the members that could join; {@link KeyGroup#refused()} lists the others. */
+    public Builder bestEffort() {
+      this.atomic = false;
+      return this;
+    }
+
+    public GroupSpec build() {
+      if (members.isEmpty()) {
+        throw new IllegalArgumentException("a group needs at least one member");
+      }
+      return new GroupSpec(this);
+    }
+  }
+}

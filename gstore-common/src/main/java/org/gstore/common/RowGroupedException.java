@@ -1,0 +1,26 @@
+package org.gstore.common;
+
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+
+/**
+ * A plain HBase write touched a row that belongs to a G-Store group (joining or yielded to it). Only the group's
+ * leader may change the row until the group is deleted; retrying does not help, so this is a
+ * {@link DoNotRetryIOException}. The message names the row and the group.
+ *
+ * <p>Lives in {@code gstore-common} so that clients, which only see the exception's class name and message, can
+ * decode it.
+ */
+public class RowGroupedException extends DoNotRetryIOException {
+  private static final long serialVersionUID = 1L;
+
+  /** For HBase's remote exception decoding, which calls the (String) constructor. */
+  public RowGroupedException(String message) {
+    super(message);
+  }
+
+  /** @param row the row written, printable; @param group the group that owns it, printable */
+  public static RowGroupedException of(String row, String group) {
+    return new RowGroupedException("row " + row + " belongs to G-Store group " + group
+        + ": write it through the group's transactions, or delete the group first");
+  }
+}

@@ -1,0 +1,97 @@
+package org.gstore.coprocessor;
+
+import java.nio.charset.StandardCharsets;
+import org.apache.hadoop.conf.Configuration;
+import org.gstore.common.protocol.ProtocolConfig;
+
+/**
+ * Every {@code gstore.*} setting of the region-server side, read once from the region server's configuration
+ * ({@code hbase-site.xml}), with typed defaults. A bad value fails start-up with a message naming the key.
+ * {@code docs/configuration.md} lists them.
+ */
+public record GStoreConfig(
+    byte[] clusterSecret,
+    String udpBindAddress,
+    int udpPort,
+    int datagramMaxBytes,
+    ProtocolConfig protocol,
+    long endpointWaitMillis,
+    long locatorCacheMillis,
+    double testDropRate,
+    double testDuplicateRate) {
+
+  public static final String CLUSTER_SECRET = "gstore.cluster.secret";
+  public static final String UDP_BIND_ADDRESS = "gstore.udp.bind.address";
+  public static final String UDP_PORT = "gstore.udp.port";
+  public static final String DATAGRAM_MAX_BYTES = "gstore.udp.datagram.max.bytes";
+  public static final String RETRY_INITIAL_MS = "gstore.protocol.retry.initial.ms";
+  public static final String RETRY_MAX_MS = "gstore.protocol.retry.max.ms";
+  public static final String GROUP_MAX_SIZE = "gstore.group.max.size";
+  public static final String TOMBSTONE_RETENTION_MS = "gstore.group.tombstone.retention.ms";
+  public static final String ENDPOINT_WAIT_MS = "gstore.endpoint.wait.ms";
+  public static final String LOCATOR_CACHE_MS = "gstore.locator.cache.ms";
+  public static final String TEST_DROP_RATE = "gstore.udp.test.drop.rate";
+  public static final String TEST_DUPLICATE_RATE = "gstore.udp.test.duplicate.rate";
+
+  /** Reads and validates; {@link IllegalArgumentException} names the offending key. */
+  public static GStoreConfig from(Configuration conf) {
+    String secret = conf.get(CLUSTER_SECRET, "");
+    if (secret.getBytes(StandardCharsets.UTF_8).length < 16) {
+      throw new IllegalArgumentException(CLUSTER_SECRET + " must be set to a shared secret of at least 16 bytes"
+          + " (the same on every region server); it authenticates G-Store datagrams and owner tokens");
+    }
+    int maxBytes = intIn(conf, DATAGRAM_MAX_BYTES, 60_000, 1_024, 65_000);
+    long retryInitial = longIn(conf, RETRY_INITIAL_MS, 20, 1, 60_000);
+    long retryMax = longIn(conf, RETRY_MAX_MS, 1_000, retryInitial, 600_000);
+    ProtocolConfig protocol = new ProtocolConfig(retryInitial, retryMax,
+        intIn(conf, GROUP_MAX_SIZE, 1_000, 1, 100_000), 1_000,
+        longIn(conf, TOMBSTONE_RETENTION_MS, 600_000, 0, Long.MAX_VALUE));
+    return new GStoreConfig(
+        secret.getBytes(StandardCharsets.UTF_8),
+        conf.get(UDP_BIND_ADDRESS, "0.0.0.0"),
+        intIn(conf, UDP_PORT, 0, 0, 65_535),
+        maxBytes,
+        protocol,
+        longIn(conf, ENDPOINT_WAIT_MS, 20_000, 10, 600_000),
+        longIn(conf, LOCATOR_CACHE_MS, 2_000, 0, 3_600_000),
+        rate(conf, TEST_DROP_RATE),
+        rate(conf, TEST_DUPLICATE_RATE));
+  }
+
+  private static int intIn(Configuration conf, String key, int dflt, int min, int max) {
+    return (int) longIn(conf, key, dflt, min, max);
+  }
+
+  private static long longIn(Configuration conf, String key, long dflt, long min, long max) {
+    String raw = conf.getTrimmed(key);
+    if (raw == null || raw.isEmpty()) {
+      return dflt;
+    }
+    long value;
+    try {
+      value = Long.parseLong(raw);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a whole number, not '" + raw + "'");
+    }
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(key + " must be between " + min + " and " + max + ", not " + value);
+    }
+    return value;
+  }
+
+  private static double rate(Configuration conf, String key) {
+    String raw = conf.getTrimmed(key);
+    if (raw == null || raw.isEmpty()) {
+      return 0;
+    }
+    try {
+      double value = Double.parseDouble(raw);
+      if (value < 0 || value >= 1) {
+        throw new IllegalArgumentException(key + " must be at least 0 and below 1, not " + value);
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a number, not '" + raw + "'");
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package org.gstore.coprocessor;
+
+import com.google.protobuf.Service;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.RegionTooBusyException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Append;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.RowMutations;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
+import org.gstore.common.RowGroupedException;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.OwnerToken;
+
+/**
+ * G-Store in one region: install this class cluster-wide ({@code hbase.coprocessor.user.region.classes}) or on a
+ * table's descriptor. It registers the region with its server's {@link GStoreServer}, serves the client endpoint
+ * for groups led by the region's rows, and fences the region's grouped rows.
+ *
+ * <p>Fencing: every mutation of a row that is joining or yielded to a group is rejected with
+ * {@link RowGroupedException}, unless it carries an {@link OwnerToken} of that very group (the group's own update
+ * shipper). A token for any other group, or for a row that is free, is rejected too. All mutation paths (put,
+ * delete, increment, append, check-and-mutate, mutateRow, batch) pass the same check. While a region's group state
+ * is loading, writes get a retryable {@link RegionTooBusyException}.
+ *
+ * <p>System tables and G-Store's own tables are left alone when the class is installed cluster-wide.
+ */
+public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserver {
+  private final GroupEndpoint endpoint = new GroupEndpoint();
+  private GStoreServer server;
+  private RegionCoprocessorEnvironment env;
+
+  @Override
+  public void start(CoprocessorEnvironment environment) throws IOException {
+    if (!(environment instanceof RegionCoprocessorEnvironment renv)) {
+      return;
+    }
+    TableName table = renv.getRegionInfo().getTable();
+    if (table.isSystemTable() || StateTables.NAMESPACE.equals(table.getNamespaceAsString())) {
+      return;
+    }
+    this.env = renv;
+    this.server = GStoreServer.acquire(renv);
+    endpoint.attach(renv.getRegion(), server, new TableGuard(renv.getConnection(), renv.getConfiguration()));
+    server.regionOpened(renv.getRegion());
+  }
+
+  @Override
+  public void stop(CoprocessorEnvironment environment) {
+    if (server != null) {
+      server.regionClosing(env.getRegionInfo()); // a no-op wait if preClose already drained it
+      GStoreServer.release(server);
+      server = null;
+    }
+  }
+
+  @Override
+  public Optional<RegionObserver> getRegionObserver() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public Iterable<Service> getServices() {
+    return List.of(endpoint);
+  }
+
+  @Override
+  public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
+    if (server != null && !abortRequested) {
+      server.regionClosing(env.getRegionInfo());
+    }
+  }
+
+  @Override
+  public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c,
+      MiniBatchOperationInProgress<Mutation> batch) throws IOException {
+    for (int i = 0; i < batch.size(); i++) {
+      checkWrite(batch.getOperation(i));
+    }
+  }
+
+  @Override
+  public CheckAndMutateResult preCheckAndMutate(ObserverContext<RegionCoprocessorEnvironment> c,
+      CheckAndMutate checkAndMutate, CheckAndMutateResult result) throws IOException {
+    if (checkAndMutate.getAction() instanceof RowMutations rm) {
+      for (Mutation m : rm.getMutations()) {
+        checkWrite(m);
+      }
+    } else {
+      checkWrite((Mutation) checkAndMutate.getAction());
+    }
+    return result;
+  }
+
+  @Override
+  public Result preIncrement(ObserverContext<RegionCoprocessorEnvironment> c, Increment increment)
+      throws IOException {
+    checkWrite(increment);
+    return null;
+  }
+
+  @Override
+  public Result preAppend(ObserverContext<RegionCoprocessorEnvironment> c, Append append) throws IOException {
+    checkWrite(append);
+    return null;
+  }
+
+  private void checkWrite(Mutation m) throws IOException {
+    if (server == null) {
+      return;
+    }
+    RegionInfo info = env.getRegionInfo();
+    if (!server.isReady(info)) {
+      throw new RegionTooBusyException("G-Store is loading the group state of " + info.getRegionNameAsString()
+          + "; retry");
+    }
+    Key key = Key.of(info.getTable().getNameAsString(), m.getRow());
+    GroupRef owner = server.hosted().ownerOf(key);
+    byte[] token = m.getAttribute(OwnerToken.ATTRIBUTE);
+    if (owner == null && token == null) {
+      return;
+    }
+    GroupRef claimed = token == null ? null : server.ownerToken().verify(token, key);
+    if (owner != null && owner.equals(claimed)) {
+      return;
+    }
+    if (owner == null) {
+      throw new RowGroupedException("row " + key + " is not in any G-Store group, but the write claims group "
+          + (claimed == null ? "(forged)" : claimed.id()));
+    }
+    throw RowGroupedException.of(key.toString(), owner.id().toString());
+  }
+}

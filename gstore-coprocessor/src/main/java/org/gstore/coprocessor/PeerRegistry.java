@@ -1,0 +1,150 @@
+package org.gstore.coprocessor;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.zookeeper.ZKConfig;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.gstore.common.protocol.NodeId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where each region server's G-Store peer listens: an ephemeral znode {@code <parent>/gstore/peers/<node id>}
+ * holding {@code host:port}, in HBase's own ZooKeeper. A node id is a region server's name (host, port and start
+ * code), so an address never changes for an id and is cached forever; a server that dies loses its znode with its
+ * session, and its regions, hence its keys, move to servers with other ids. The znode is recreated if the session
+ * expires.
+ */
+final class PeerRegistry implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(PeerRegistry.class);
+  private static final int SESSION_TIMEOUT_MS = 30_000;
+
+  private final String quorum;
+  private final String peersPath;
+  private final Map<NodeId, InetSocketAddress> addresses = new ConcurrentHashMap<>();
+  private volatile ZooKeeper zk;
+  private volatile boolean closed;
+  private NodeId self;
+  private String selfAddress;
+
+  PeerRegistry(Configuration conf) {
+    this.quorum = ZKConfig.getZKQuorumServersString(conf);
+    String parent = conf.get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT);
+    this.peersPath = parent + "/gstore/peers";
+  }
+
+  /** Publishes this server's datagram address. */
+  synchronized void register(NodeId node, InetSocketAddress address) throws IOException {
+    this.self = node;
+    this.selfAddress = address.getHostString() + ":" + address.getPort();
+    addresses.put(node, address);
+    connectAndPublish();
+  }
+
+  private synchronized void connectAndPublish() throws IOException {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper client = new ZooKeeper(quorum, SESSION_TIMEOUT_MS, event -> {
+      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      } else if (event.getState() == Watcher.Event.KeeperState.Expired && !closed) {
+        LOG.warn("G-Store peer registry session expired; publishing {} again", self);
+        reconnectQuietly();
+      }
+    });
+    try {
+      if (!connected.await(SESSION_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+        client.close();
+        throw new IOException("could not connect to ZooKeeper at " + quorum);
+      }
+      createParents(client);
+      String path = peersPath + "/" + self.value();
+      try {
+        client.delete(path, -1); // a leftover of an expired session of ours
+      } catch (KeeperException.NoNodeException e) {
+        // normal
+      }
+      client.create(path, selfAddress.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE,
+          CreateMode.EPHEMERAL);
+      ZooKeeper old = zk;
+      zk = client;
+      if (old != null) {
+        old.close();
+      }
+    } catch (KeeperException e) {
+      throw new IOException("could not publish the G-Store peer address in ZooKeeper", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted publishing the G-Store peer address");
+    }
+  }
+
+  private void reconnectQuietly() {
+    try {
+      connectAndPublish();
+    } catch (IOException e) {
+      LOG.error("G-Store could not publish its peer address again", e);
+    }
+  }
+
+  private void createParents(ZooKeeper client) throws KeeperException, InterruptedException {
+    StringBuilder path = new StringBuilder();
+    for (String part : peersPath.substring(1).split("/")) {
+      path.append('/').append(part);
+      try {
+        client.create(path.toString(), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      } catch (KeeperException.NodeExistsException e) {
+        // already there
+      }
+    }
+  }
+
+  /** The datagram address of a peer, or null if it has none (not running G-Store, or gone). */
+  InetSocketAddress addressOf(NodeId node) {
+    InetSocketAddress cached = addresses.get(node);
+    if (cached != null) {
+      return cached;
+    }
+    try {
+      byte[] data = zk.getData(peersPath + "/" + node.value(), false, null);
+      String hostPort = new String(data, StandardCharsets.UTF_8);
+      int colon = hostPort.lastIndexOf(':');
+      InetSocketAddress address =
+          new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+      addresses.put(node, address);
+      return address;
+    } catch (KeeperException.NoNodeException e) {
+      return null;
+    } catch (KeeperException e) {
+      LOG.warn("could not look up G-Store peer {}", node, e);
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    if (zk != null) {
+      try {
+        zk.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package org.gstore.testing;
+
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.GroupId;
+import org.gstore.client.GroupNotFoundException;
+import org.gstore.client.RowKey;
+import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.GStoreRegionCoprocessor;
+
+/**
+ * HDFS, ZooKeeper, an HBase master and N region servers with G-Store, in one JVM: for G-Store's own tests, the
+ * embedded demo and applications' tests (like {@code hbase-testing-util}). Tables made with
+ * {@link #createTable} run G-Store (installed in their descriptor) and have their regions spread over every region
+ * server.
+ */
+public final class GStoreMiniCluster implements AutoCloseable {
+  private final HBaseTestingUtility util;
+
+  private GStoreMiniCluster(HBaseTestingUtility util) {
+    this.util = util;
+  }
+
+  /** Starts a cluster with {@code regionServers} region servers. */
+  public static GStoreMiniCluster start(int regionServers) throws Exception {
+    return start(regionServers, Map.of());
+  }
+
+  /** Starts a cluster whose configuration also has {@code settings} (for example {@code gstore.*} keys). */
+  public static GStoreMiniCluster start(int regionServers, Map<String, String> settings) throws Exception {
+    HBaseTestingUtility util = new HBaseTestingUtility();
+    Configuration conf = util.getConfiguration();
+    byte[] secret = new byte[24];
+    new SecureRandom().nextBytes(secret);
+    conf.set(GStoreConfig.CLUSTER_SECRET, Base64.getEncoder().encodeToString(secret));
+    conf.set(GStoreConfig.UDP_BIND_ADDRESS, "127.0.0.1");
+    settings.forEach(conf::set);
+    util.startMiniCluster(regionServers);
+    return new GStoreMiniCluster(util);
+  }
+
+  /** The configuration clients use to reach the cluster (it also holds the cluster's G-Store settings). */
+  public Configuration getConfiguration() {
+    return util.getConfiguration();
+  }
+
+  /** A shared HBase connection, closed with the cluster. */
+  public Connection getConnection() {
+    try {
+      return util.getConnection();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The underlying utility, for fault tests: kill, abort or add region servers, move regions. */
+  public HBaseTestingUtility getTestingUtility() {
+    return util;
+  }
+
+  /**
+   * Creates a G-Store table split at {@code splitKeys} (may be null or empty) with its regions spread over all
+   * region servers, and returns once every region serves G-Store.
+   */
+  public Table createTable(TableName name, byte[][] families, byte[][] splitKeys) throws IOException {
+    TableDescriptorBuilder descriptor = TableDescriptorBuilder.newBuilder(name)
+        .setCoprocessor(GStoreRegionCoprocessor.class.getName());
+    for (byte[] family : families) {
+      descriptor.setColumnFamily(ColumnFamilyDescriptorBuilder.of(family));
+    }
+    try (Admin admin = getConnection().getAdmin()) {
+      if (splitKeys == null || splitKeys.length == 0) {
+        admin.createTable(descriptor.build());
+      } else {
+        admin.createTable(descriptor.build(), splitKeys);
+      }
+      util.waitTableAvailable(name);
+      spread(admin, name);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted creating " + name);
+    }
+    awaitGStoreReady(name);
+    return getConnection().getTable(name);
+  }
+
+  private void spread(Admin admin, TableName name) throws IOException, InterruptedException {
+    List<ServerName> servers = new ArrayList<>(admin.getRegionServers());
+    servers.sort(null);
+    List<RegionInfo> regions = admin.getRegions(name);
+    for (int i = 0; i < regions.size(); i++) {
+      admin.move(regions.get(i).getEncodedNameAsBytes(), servers.get(i % servers.size()));
+    }
+    util.waitUntilNoRegionsInTransition(60_000);
+  }
+
+  /** Asks each region's endpoint about a group that does not exist: it answers once the region's state loaded. */
+  private void awaitGStoreReady(TableName name) throws IOException {
+    try (GStoreClient client = GStoreClient.create(getConnection()); Admin admin = getConnection().getAdmin()) {
+      for (RegionInfo region : admin.getRegions(name)) {
+        try {
+          client.getGroup(GroupId.of("ready-probe", RowKey.of(name, region.getStartKey())));
+        } catch (GroupNotFoundException expected) {
+          // the region answered: its G-Store state is loaded
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    util.shutdownMiniCluster();
+  }
+
+  /** A row key of {@code table}, for tests. */
+  public static RowKey row(TableName table, String row) {
+    return RowKey.of(table, row.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+}

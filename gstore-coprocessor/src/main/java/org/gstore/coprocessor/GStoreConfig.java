@@ -16,9 +16,7 @@ public record GStoreConfig(
     int datagramMaxBytes,
     ProtocolConfig protocol,
     long endpointWaitMillis,
-    long locatorCacheMillis,
-    double testDropRate,
-    double testDuplicateRate) {
+    long locatorCacheMillis) {
 
   public static final String CLUSTER_SECRET = "gstore.cluster.secret";
   public static final String UDP_BIND_ADDRESS = "gstore.udp.bind.address";
@@ -30,8 +28,6 @@ public record GStoreConfig(
   public static final String TOMBSTONE_RETENTION_MS = "gstore.group.tombstone.retention.ms";
   public static final String ENDPOINT_WAIT_MS = "gstore.endpoint.wait.ms";
   public static final String LOCATOR_CACHE_MS = "gstore.locator.cache.ms";
-  public static final String TEST_DROP_RATE = "gstore.udp.test.drop.rate";
-  public static final String TEST_DUPLICATE_RATE = "gstore.udp.test.duplicate.rate";
 
   /** Reads and validates; {@link IllegalArgumentException} names the offending key. */
   public static GStoreConfig from(Configuration conf) {
@@ -53,9 +49,7 @@ public record GStoreConfig(
         maxBytes,
         protocol,
         longIn(conf, ENDPOINT_WAIT_MS, 20_000, 10, 600_000),
-        longIn(conf, LOCATOR_CACHE_MS, 2_000, 0, 3_600_000),
-        rate(conf, TEST_DROP_RATE),
-        rate(conf, TEST_DUPLICATE_RATE));
+        longIn(conf, LOCATOR_CACHE_MS, 2_000, 0, 3_600_000));
   }
 
   private static int intIn(Configuration conf, String key, int dflt, int min, int max) {
@@ -77,21 +71,5 @@ public record GStoreConfig(
       throw new IllegalArgumentException(key + " must be between " + min + " and " + max + ", not " + value);
     }
     return value;
-  }
-
-  private static double rate(Configuration conf, String key) {
-    String raw = conf.getTrimmed(key);
-    if (raw == null || raw.isEmpty()) {
-      return 0;
-    }
-    try {
-      double value = Double.parseDouble(raw);
-      if (value < 0 || value >= 1) {
-        throw new IllegalArgumentException(key + " must be at least 0 and below 1, not " + value);
-      }
-      return value;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be a number, not '" + raw + "'");
-    }
   }
 }

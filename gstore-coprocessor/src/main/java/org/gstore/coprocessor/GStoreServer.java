@@ -96,8 +96,7 @@ final class GStoreServer implements Closeable {
     this.metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
     this.locator = new HBaseKeyLocator(env.getConnection(), config.locatorCacheMillis(), System::currentTimeMillis);
     this.peers = new PeerRegistry(env.getConfiguration());
-    this.transport = new UdpTransport(config, new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes()),
-        metrics);
+    this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes()), metrics);
     this.writer = new StepWriter(serverName.getAddress().toString(), tables, hosted, metrics, this::send, this::answer);
     this.protocolThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-protocol-"));
     this.loaderThread = Executors.newSingleThreadExecutor(daemon("gstore-loader-"));
@@ -203,10 +202,13 @@ final class GStoreServer implements Closeable {
 
   /**
    * A G-Store region is closing: stop serving its keys and wait until every decision already taken about them is
-   * durable, so that the region's next host loads all of it.
+   * durable, so that the region's next host loads all of it. Acts once per region: a later call (the coprocessor's
+   * stop, after its preClose) must not touch the keys, which daughters of a split may already serve.
    */
   void regionClosing(RegionInfo info) {
-    openRegions.remove(info.getEncodedName());
+    if (!openRegions.remove(info.getEncodedName())) {
+      return;
+    }
     CompletableFuture<Void> drained = new CompletableFuture<>();
     protocolThread.execute(() -> {
       hosted.remove(info);

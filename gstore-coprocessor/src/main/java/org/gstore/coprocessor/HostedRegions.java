@@ -23,12 +23,17 @@ final class HostedRegions {
         .put(info.getStartKey(), region);
   }
 
-  /** Stops hosting a region: it is closing. Returns false if it was not ready. */
-  boolean remove(RegionInfo info) {
+  /**
+   * Stops hosting a region: it is closing. Only that very region goes: after a split, a daughter with the same
+   * start key may already be here.
+   */
+  void remove(RegionInfo info) {
     ConcurrentSkipListMap<byte[], Region> regions = ready.get(info.getTable().getNameAsString());
-    boolean removed = regions != null && regions.remove(info.getStartKey()) != null;
+    if (regions != null) {
+      regions.computeIfPresent(info.getStartKey(),
+          (start, r) -> r.getRegionInfo().getEncodedName().equals(info.getEncodedName()) ? null : r);
+    }
     fenced.keySet().removeIf(k -> contains(info, k));
-    return removed;
   }
 
   boolean isReady(RegionInfo info) {

@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Where each region server's G-Store peer listens: an ephemeral znode {@code <parent>/gstore/peers/<node id>}
- * holding {@code host:port}, in HBase's own ZooKeeper. A node id is a region server's name (host, port and start
- * code), so an address never changes for an id and is cached forever; a server that dies loses its znode with its
- * session, and its regions, hence its keys, move to servers with other ids. The znode is recreated if the session
+ * holding {@code host:port}, in HBase's own ZooKeeper. Addresses are cached with a watch and forgotten when their
+ * znode changes or goes: a peer restarts on another port when its region server closes its last G-Store region and
+ * later opens one again, and a dead server's znode goes with its session. Our znode is recreated if the session
  * expires.
  */
 final class PeerRegistry implements Closeable {
@@ -80,6 +80,7 @@ final class PeerRegistry implements Closeable {
           CreateMode.EPHEMERAL);
       ZooKeeper old = zk;
       zk = client;
+      addresses.keySet().removeIf(n -> !n.equals(self)); // the old session's watches are gone
       if (old != null) {
         old.close();
       }
@@ -118,7 +119,11 @@ final class PeerRegistry implements Closeable {
       return cached;
     }
     try {
-      byte[] data = zk.getData(peersPath + "/" + node.value(), false, null);
+      byte[] data = zk.getData(peersPath + "/" + node.value(), event -> {
+        if (event.getType() != Watcher.Event.EventType.None) {
+          addresses.remove(node); // changed or deleted: look it up again next time
+        }
+      }, null);
       String hostPort = new String(data, StandardCharsets.UTF_8);
       int colon = hostPort.lastIndexOf(':');
       InetSocketAddress address =

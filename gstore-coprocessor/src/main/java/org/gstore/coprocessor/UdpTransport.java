@@ -2,7 +2,6 @@ package org.gstore.coprocessor;
 
 import java.io.Closeable;
 import java.net.InetSocketAddress;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.hbase.thirdparty.io.netty.bootstrap.Bootstrap;
@@ -29,24 +28,19 @@ import org.slf4j.LoggerFactory;
  * the configured maximum) and hands every authentic one it receives to the protocol; anything else is dropped and
  * counted, never thrown.
  *
- * <p>For tests, a configured share of outgoing datagrams can be dropped or sent twice.
+ * <p>Tests can make it drop or duplicate a share of outgoing datagrams ({@link DatagramFaults}).
  */
 final class UdpTransport implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(UdpTransport.class);
 
   private final DatagramCodec codec;
   private final GStoreMetrics metrics;
-  private final double dropRate;
-  private final double duplicateRate;
-  private final Random faults = new Random();
   private final EventLoopGroup group;
   private Channel channel;
 
-  UdpTransport(GStoreConfig config, DatagramCodec codec, GStoreMetrics metrics) {
+  UdpTransport(DatagramCodec codec, GStoreMetrics metrics) {
     this.codec = codec;
     this.metrics = metrics;
-    this.dropRate = config.testDropRate();
-    this.duplicateRate = config.testDuplicateRate();
     this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("gstore-udp", true));
   }
 
@@ -93,10 +87,7 @@ final class UdpTransport implements Closeable {
   void send(Datagram d, InetSocketAddress to) {
     for (Datagram part : codec.split(d)) {
       byte[] bytes = codec.encode(part);
-      if (dropRate > 0 && faults.nextDouble() < dropRate) {
-        continue;
-      }
-      int copies = duplicateRate > 0 && faults.nextDouble() < duplicateRate ? 2 : 1;
+      int copies = DatagramFaults.copies();
       for (int i = 0; i < copies; i++) {
         channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(bytes), to));
         metrics.datagramSent();

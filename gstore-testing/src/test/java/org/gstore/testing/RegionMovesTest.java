@@ -1,0 +1,88 @@
+package org.gstore.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.GroupSpec;
+import org.gstore.client.KeyGroup;
+import org.gstore.common.RowGroupedException;
+import org.gstore.testing.junit.WithMiniCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Group state follows rows when HBase moves or splits their regions. */
+@WithMiniCluster(regionServers = 3)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class RegionMovesTest {
+  private static final byte[] CF = Bytes.toBytes("f");
+
+  @Test
+  void groupsAndYieldsSurviveMovingLeaderAndFollowerRegionsAndASplit(GStoreMiniCluster cluster) throws Exception {
+    TableName name = TableName.valueOf("moves_rows");
+    HBaseTestingUtility util = cluster.getTestingUtility();
+    try (Table table = cluster.createTable(name, new byte[][] {CF}, TestRows.splits(3));
+        GStoreClient client = GStoreClient.create(cluster.getConnection());
+        Admin admin = cluster.getConnection().getAdmin()) {
+      byte[] leader = TestRows.row(0);
+      byte[] follower = TestRows.row(9);
+      byte[] lowSplitSide = TestRows.row(4);
+      byte[] highSplitSide = TestRows.row(6);
+      KeyGroup g = client.createGroup(GroupSpec.builder().id("movers").leader(name, leader)
+          .members(name, List.of(follower, lowSplitSide, highSplitSide, TestRows.row(1))).build());
+      assertThat(g.members()).hasSize(5);
+
+      move(cluster, admin, name, leader);
+      assertThat(client.getGroup(g.id()).members()).isEqualTo(g.members());
+      assertFenced(table, leader);
+      assertFenced(table, follower);
+
+      move(cluster, admin, name, follower);
+      assertFenced(table, follower);
+
+      int before = admin.getRegions(name).size();
+      admin.split(name, Bytes.toBytes("5"));
+      util.waitFor(60_000, () -> admin.getRegions(name).size() > before);
+      util.waitUntilNoRegionsInTransition(60_000);
+      assertFenced(table, lowSplitSide);
+      assertFenced(table, highSplitSide);
+      assertThat(client.getGroup(g.id()).members()).isEqualTo(g.members());
+
+      g.delete();
+      for (byte[] row : List.of(leader, follower, lowSplitSide, highSplitSide)) {
+        table.put(new Put(row).addColumn(CF, Bytes.toBytes("q"), Bytes.toBytes("free")));
+      }
+      assertThat(StateTablesView.ownersOf(cluster, "movers")).isEmpty();
+    }
+  }
+
+  /** Moves the region holding {@code row} to another region server. */
+  private static void move(GStoreMiniCluster cluster, Admin admin, TableName name, byte[] row) throws Exception {
+    try (RegionLocator locator = cluster.getConnection().getRegionLocator(name)) {
+      RegionInfo region = locator.getRegionLocation(row, true).getRegion();
+      ServerName from = locator.getRegionLocation(row, true).getServerName();
+      ServerName to = admin.getRegionServers().stream().filter(s -> !s.equals(from)).sorted().findFirst()
+          .orElseThrow();
+      admin.move(region.getEncodedNameAsBytes(), to);
+      cluster.getTestingUtility().waitFor(60_000,
+          () -> to.equals(locator.getRegionLocation(row, true).getServerName()));
+      cluster.getTestingUtility().waitUntilNoRegionsInTransition(60_000);
+    }
+  }
+
+  private static void assertFenced(Table table, byte[] row) {
+    assertThatThrownBy(() -> table.put(new Put(row).addColumn(CF, Bytes.toBytes("q"), Bytes.toBytes("x"))))
+        .as(Bytes.toString(row)).isInstanceOf(RowGroupedException.class).hasMessageContaining("movers@");
+  }
+}

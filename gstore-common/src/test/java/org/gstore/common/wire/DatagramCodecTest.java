@@ -129,6 +129,31 @@ class DatagramCodecTest {
         .hasMessageContaining("at least 16 bytes");
   }
 
+  @Test
+  void largeBatchesAreSplitIntoDatagramsUnderTheMaximumThatTogetherCarryEverything() throws Exception {
+    DatagramCodec small = new DatagramCodec(SECRET, 1_200);
+    GroupRef g = new GroupRef(new GroupId("big", Key.of("t", "leader")), new Uid(A, 1));
+    List<Message> messages = new java.util.ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      messages.add(new Join(g, Key.of("t", "member-" + i)));
+    }
+    List<Key> notMine = List.of(Key.of("t", "gone-1"), Key.of("t", "gone-2"));
+    List<Datagram> parts = small.split(new Datagram(A, B, messages, notMine));
+    assertThat(parts).hasSizeGreaterThan(1);
+    List<Message> carried = new java.util.ArrayList<>();
+    List<Key> carriedNotMine = new java.util.ArrayList<>();
+    for (Datagram part : parts) {
+      byte[] bytes = small.encode(part);
+      assertThat(bytes.length).isLessThanOrEqualTo(1_200);
+      Datagram back = small.decode(bytes, 0, bytes.length);
+      carried.addAll(back.messages());
+      carriedNotMine.addAll(back.notMine());
+    }
+    assertThat(carried).isEqualTo(messages);
+    assertThat(carriedNotMine).isEqualTo(notMine);
+    assertThat(codec.split(everyMessageType())).containsExactly(everyMessageType());
+  }
+
   private byte[] signed(byte version, byte[] body) throws Exception {
     byte[] framed = new byte[3 + body.length + 32];
     framed[0] = 'G';

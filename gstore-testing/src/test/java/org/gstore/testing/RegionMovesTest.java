@@ -67,6 +67,42 @@ class RegionMovesTest {
     }
   }
 
+  @Test
+  void groupsSurviveAGracefulRegionServerRestartAndTheBalancer(GStoreMiniCluster cluster) throws Exception {
+    TableName name = TableName.valueOf("restart_rows");
+    HBaseTestingUtility util = cluster.getTestingUtility();
+    try (Table table = cluster.createTable(name, new byte[][] {CF}, TestRows.splits(6));
+        GStoreClient client = GStoreClient.create(cluster.getConnection());
+        Admin admin = cluster.getConnection().getAdmin()) {
+      List<byte[]> rows = List.of(TestRows.row(0), TestRows.row(2), TestRows.row(4), TestRows.row(6),
+          TestRows.row(8));
+      KeyGroup g = client.createGroup(GroupSpec.builder().id("survivors").leader(name, rows.get(0))
+          .members(name, rows).build());
+      ServerName leaderHost;
+      try (RegionLocator locator = cluster.getConnection().getRegionLocator(name)) {
+        leaderHost = locator.getRegionLocation(rows.get(0), true).getServerName();
+      }
+      util.getMiniHBaseCluster().stopRegionServer(leaderHost);
+      util.getMiniHBaseCluster().waitForRegionServerToStop(leaderHost, 60_000);
+      util.waitUntilNoRegionsInTransition(120_000);
+      assertThat(client.getGroup(g.id()).members()).isEqualTo(g.members());
+      rows.forEach(r -> assertFenced(table, r, "survivors@"));
+
+      util.getMiniHBaseCluster().startRegionServerAndWait(60_000);
+      admin.balancerSwitch(true, true);
+      admin.balance();
+      util.waitUntilNoRegionsInTransition(120_000);
+      admin.balancerSwitch(false, true);
+      assertThat(client.getGroup(g.id()).members()).isEqualTo(g.members());
+      rows.forEach(r -> assertFenced(table, r, "survivors@"));
+
+      g.delete();
+      for (byte[] row : rows) {
+        table.put(new Put(row).addColumn(CF, Bytes.toBytes("q"), Bytes.toBytes("free")));
+      }
+    }
+  }
+
   /** Moves the region holding {@code row} to another region server. */
   private static void move(GStoreMiniCluster cluster, Admin admin, TableName name, byte[] row) throws Exception {
     try (RegionLocator locator = cluster.getConnection().getRegionLocator(name)) {
@@ -82,7 +118,11 @@ class RegionMovesTest {
   }
 
   private static void assertFenced(Table table, byte[] row) {
+    assertFenced(table, row, "movers@");
+  }
+
+  private static void assertFenced(Table table, byte[] row, String group) {
     assertThatThrownBy(() -> table.put(new Put(row).addColumn(CF, Bytes.toBytes("q"), Bytes.toBytes("x"))))
-        .as(Bytes.toString(row)).isInstanceOf(RowGroupedException.class).hasMessageContaining("movers@");
+        .as(Bytes.toString(row)).isInstanceOf(RowGroupedException.class).hasMessageContaining(group);
   }
 }

@@ -120,6 +120,10 @@ class GroupLifecycleTest {
     assertThatThrownBy(() -> GroupSpec.builder().build()).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at least one member");
 
+    assertThatThrownBy(() -> client.createGroup(GroupSpec.builder().id("huge").members(PLAYERS, rows(1_000, 1_001))
+        .build())).isInstanceOf(GroupCreationException.class)
+        .hasMessageContaining("exceeds the maximum group size of 1000").hasMessageContaining("gstore.group.max.size");
+
     KeyGroup once = client.createGroup(GroupSpec.builder().id("dup").members(PLAYERS, rows(310, 2)).build());
     assertThatThrownBy(() -> client.createGroup(GroupSpec.builder().id("dup")
         .leader(PLAYERS, once.leader().row()).members(PLAYERS, rows(320, 2)).build()))

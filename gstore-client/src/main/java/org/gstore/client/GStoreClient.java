@@ -31,7 +31,14 @@ import org.gstore.common.wire.generated.GStoreProtos.CreateGroupResponse;
 import org.gstore.common.wire.generated.GStoreProtos.CreateModeProto;
 import org.gstore.common.wire.generated.GStoreProtos.DeleteGroupRequest;
 import org.gstore.common.wire.generated.GStoreProtos.DeleteGroupResponse;
+import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
+import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
 import org.gstore.common.wire.generated.GStoreProtos.GStoreService;
+import org.gstore.common.wire.generated.GStoreProtos.GStoreTxnService;
+import org.gstore.common.wire.generated.GStoreProtos.ReadRequest;
+import org.gstore.common.wire.generated.GStoreProtos.ReadResponse;
+import org.gstore.common.wire.generated.GStoreProtos.RowVersionProto;
+import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 import org.gstore.common.wire.generated.GStoreProtos.GetGroupRequest;
 import org.gstore.common.wire.generated.GStoreProtos.GetGroupResponse;
 import org.gstore.common.wire.generated.GStoreProtos.OutcomeProto;
@@ -48,11 +55,14 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 public final class GStoreClient implements Closeable {
   /** How long one create or delete may take before the client gives up (ms). */
   public static final String OPERATION_TIMEOUT = "gstore.client.operation.timeout.ms";
+  /** How many times {@link KeyGroup#transact} runs a transaction that keeps conflicting. */
+  public static final String TRANSACTION_ATTEMPTS = "gstore.client.txn.attempts";
   private static final long DEFAULT_OPERATION_TIMEOUT = 120_000;
 
   private final Connection connection;
   private final boolean ownsConnection;
   private final long operationTimeoutMillis;
+  private final long transactionAttempts;
   private final ExecutorService async = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "gstore-client");
     t.setDaemon(true);
@@ -65,6 +75,10 @@ public final class GStoreClient implements Closeable {
     this.operationTimeoutMillis = connection.getConfiguration().getLong(OPERATION_TIMEOUT, DEFAULT_OPERATION_TIMEOUT);
     if (operationTimeoutMillis <= 0) {
       throw new IllegalArgumentException(OPERATION_TIMEOUT + " must be positive: " + operationTimeoutMillis);
+    }
+    this.transactionAttempts = connection.getConfiguration().getLong(TRANSACTION_ATTEMPTS, 50);
+    if (transactionAttempts < 1) {
+      throw new IllegalArgumentException(TRANSACTION_ATTEMPTS + " must be at least 1: " + transactionAttempts);
     }
   }
 
@@ -191,20 +205,74 @@ public final class GStoreClient implements Closeable {
     return byServer.values().stream().max((a, b) -> Integer.compare(a.size(), b.size())).orElseThrow().get(0);
   }
 
-  private interface Call<R> {
-    R on(GStoreService.BlockingInterface stub) throws ServiceException;
+  /** A transaction's view: its snapshot and the rows it asked for. */
+  record Snapshot(long snapshot, List<RowVersionProto> rows) {}
+
+  Snapshot read(GroupId group, Long snapshot, List<RowKey> rows) throws IOException {
+    ReadRequest.Builder b = ReadRequest.newBuilder().setName(group.name()).setLeader(proto(group.leader()));
+    if (snapshot != null) {
+      b.setSnapshot(snapshot);
+    }
+    rows.forEach(r -> b.addRows(proto(r)));
+    ReadRequest request = b.build();
+    ReadResponse response = callTxn(group.leader(), stub -> stub.read(null, request));
+    switch (response.getOutcome()) {
+      case OK:
+        return new Snapshot(response.getSnapshot(), response.getRowsList());
+      default:
+        throw failure(group, response.getOutcome(), response.getMessage());
+    }
   }
 
-  private <R> R call(RowKey leader, Call<R> call) throws IOException {
+  CommitResponse commit(GroupId group, CommitRequest.Builder request) throws IOException {
+    CommitRequest built = request.setName(group.name()).setLeader(proto(group.leader())).build();
+    CommitResponse response = callTxn(group.leader(), stub -> stub.commit(null, built));
+    if (response.getOutcome() != TxnOutcomeProto.COMMITTED) {
+      throw failure(group, response.getOutcome(), response.getMessage());
+    }
+    return response;
+  }
+
+  private static IOException failure(GroupId group, TxnOutcomeProto outcome, String message) {
+    switch (outcome) {
+      case CONFLICT:
+        return new TransactionConflictException(message);
+      case NO_GROUP:
+        return new GroupNotFoundException(message);
+      case NOT_MEMBER:
+        return new NotGroupMemberException(message);
+      default:
+        return new IOException("unexpected answer from the leader of " + group + ": " + outcome + " " + message);
+    }
+  }
+
+  long transactionAttempts() {
+    return transactionAttempts;
+  }
+
+  private interface Call<S, R> {
+    R on(S stub) throws ServiceException;
+  }
+
+  private <R> R call(RowKey leader, Call<GStoreService.BlockingInterface, R> call) throws IOException {
+    return invoke(leader, channel -> call.on(GStoreService.newBlockingStub(channel)));
+  }
+
+  private <R> R callTxn(RowKey leader, Call<GStoreTxnService.BlockingInterface, R> call) throws IOException {
+    return invoke(leader, channel -> call.on(GStoreTxnService.newBlockingStub(channel)));
+  }
+
+  private <R> R invoke(RowKey leader, Call<org.apache.hadoop.hbase.ipc.CoprocessorRpcChannel, R> call)
+      throws IOException {
     try (Table table = connection.getTable(leader.table())) {
-      return call.on(GStoreService.newBlockingStub(table.coprocessorService(leader.row())));
+      return call.on(table.coprocessorService(leader.row()));
     } catch (ServiceException e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       throw cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause);
     }
   }
 
-  private static KeyProto proto(RowKey k) {
+  static KeyProto proto(RowKey k) {
     return KeyProto.newBuilder().setTable(k.table().getNameAsString()).setRow(ByteString.copyFrom(k.row())).build();
   }
 

@@ -64,6 +64,44 @@ public final class KeyGroup {
     return refused;
   }
 
+  /** Starts a transaction on the group's rows. Close it (try-with-resources); without commit it aborts. */
+  public Transaction begin() {
+    return new Transaction(client, this);
+  }
+
+  /**
+   * Runs {@code body} in a transaction and commits it, running it again (after a short random backoff) when the
+   * commit meets a conflict, up to {@code gstore.client.txn.attempts} times; then the last
+   * {@link TransactionConflictException} is thrown. Other exceptions abort and propagate at once. The body may
+   * run several times, so it should have no effects outside the transaction.
+   */
+  public <T> T transact(TransactionBody<T> body) throws IOException {
+    TransactionConflictException last = null;
+    for (long attempt = 1; attempt <= client.transactionAttempts(); attempt++) {
+      try (Transaction txn = begin()) {
+        T result = body.run(txn);
+        if (txn.isOpen()) {
+          txn.commit();
+        }
+        return result;
+      } catch (TransactionConflictException e) {
+        last = e;
+        backoff(attempt);
+      }
+    }
+    throw last;
+  }
+
+  private static void backoff(long attempt) throws java.io.InterruptedIOException {
+    long cap = Math.min(100, 1L << Math.min(attempt, 7));
+    try {
+      Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(cap + 1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted between transaction attempts");
+    }
+  }
+
   /** Dissolves the group; returns once every member has been given back. */
   public void delete() throws IOException {
     client.deleteGroup(id);

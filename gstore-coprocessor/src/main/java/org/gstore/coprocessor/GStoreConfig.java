@@ -2,6 +2,7 @@ package org.gstore.coprocessor;
 
 import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.client.Durability;
 import org.gstore.common.protocol.ProtocolConfig;
 
 /**
@@ -16,7 +17,13 @@ public record GStoreConfig(
     int datagramMaxBytes,
     ProtocolConfig protocol,
     long endpointWaitMillis,
-    long locatorCacheMillis) {
+    long locatorCacheMillis,
+    String walDir,
+    int walStreams,
+    long walRollBytes,
+    boolean walHsync,
+    long snapshotRetentionMillis,
+    Durability shipperDurability) {
 
   public static final String CLUSTER_SECRET = "gstore.cluster.secret";
   public static final String UDP_BIND_ADDRESS = "gstore.udp.bind.address";
@@ -28,6 +35,12 @@ public record GStoreConfig(
   public static final String TOMBSTONE_RETENTION_MS = "gstore.group.tombstone.retention.ms";
   public static final String ENDPOINT_WAIT_MS = "gstore.endpoint.wait.ms";
   public static final String LOCATOR_CACHE_MS = "gstore.locator.cache.ms";
+  public static final String WAL_DIR = "gstore.wal.dir";
+  public static final String WAL_STREAMS = "gstore.wal.streams";
+  public static final String WAL_ROLL_BYTES = "gstore.wal.roll.bytes";
+  public static final String WAL_HSYNC = "gstore.wal.hsync";
+  public static final String SNAPSHOT_RETENTION_MS = "gstore.txn.snapshot.retention.ms";
+  public static final String SHIPPER_DURABILITY = "gstore.shipper.durability";
 
   /** Reads and validates; {@link IllegalArgumentException} names the offending key. */
   public static GStoreConfig from(Configuration conf) {
@@ -49,7 +62,13 @@ public record GStoreConfig(
         maxBytes,
         protocol,
         longIn(conf, ENDPOINT_WAIT_MS, 20_000, 10, 600_000),
-        longIn(conf, LOCATOR_CACHE_MS, 2_000, 0, 3_600_000));
+        longIn(conf, LOCATOR_CACHE_MS, 2_000, 0, 3_600_000),
+        conf.getTrimmed(WAL_DIR, ""),
+        intIn(conf, WAL_STREAMS, 1, 1, 64),
+        longIn(conf, WAL_ROLL_BYTES, 64L << 20, 1 << 16, 16L << 30),
+        bool(conf, WAL_HSYNC),
+        longIn(conf, SNAPSHOT_RETENTION_MS, 60_000, 0, 3_600_000),
+        durability(conf));
   }
 
   private static int intIn(Configuration conf, String key, int dflt, int min, int max) {
@@ -71,5 +90,27 @@ public record GStoreConfig(
       throw new IllegalArgumentException(key + " must be between " + min + " and " + max + ", not " + value);
     }
     return value;
+  }
+
+  private static boolean bool(Configuration conf, String key) {
+    String raw = conf.getTrimmed(key, "false");
+    if (!raw.equalsIgnoreCase("true") && !raw.equalsIgnoreCase("false")) {
+      throw new IllegalArgumentException(key + " must be true or false, not '" + raw + "'");
+    }
+    return Boolean.parseBoolean(raw);
+  }
+
+  private static Durability durability(Configuration conf) {
+    String raw = conf.getTrimmed(SHIPPER_DURABILITY, "ASYNC_WAL");
+    try {
+      Durability d = Durability.valueOf(raw.toUpperCase(java.util.Locale.ROOT));
+      if (d == Durability.USE_DEFAULT) {
+        throw new IllegalArgumentException();
+      }
+      return d;
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(SHIPPER_DURABILITY + " must be one of SKIP_WAL, ASYNC_WAL, SYNC_WAL,"
+          + " FSYNC_WAL, not '" + raw + "'");
+    }
   }
 }

@@ -30,18 +30,37 @@ final class GStoreMetrics {
     stateWriteFailures = registry.counter("stateWriteFailures");
   }
 
-  /** Gauges over the protocol engine's counters and the fence; {@code stats} is read, racily, from JMX threads. */
-  void registerProtocol(MetricRegistry registry, Supplier<ProtocolStats> stats, Supplier<Integer> groupsLed,
-      Supplier<Integer> fencedRows) {
-    gauge(registry, "groupsLed", () -> (long) groupsLed.get());
-    gauge(registry, "rowsFenced", () -> (long) fencedRows.get());
-    gauge(registry, "groupsCreated", () -> stats.get().groupsCreated());
-    gauge(registry, "groupsFailed", () -> stats.get().groupsFailed());
-    gauge(registry, "groupsDeleted", () -> stats.get().groupsDeleted());
-    gauge(registry, "protocolMessagesSent", () -> stats.get().messagesSent());
-    gauge(registry, "protocolMessagesRetried", () -> stats.get().messagesRetried());
-    gauge(registry, "protocolMessagesUnroutable", () -> stats.get().messagesUnroutable());
-    gauge(registry, "protocolNotMineReceived", () -> stats.get().notMineReceived());
+  /**
+   * What the gauges read: the region server's current {@link GStoreServer}. A registry keeps the first gauge
+   * registered under a name, and a server is recreated when its region server closes its last G-Store region and
+   * opens another, so gauges are registered once per registry and read through this.
+   */
+  static final class Sources {
+    volatile Supplier<ProtocolStats> stats = ProtocolStats::new;
+    volatile Supplier<Integer> groupsLed = () -> 0;
+    volatile Supplier<Integer> fencedRows = () -> 0;
+    volatile UpdateShipper shipper;
+  }
+
+  private static final Map<MetricRegistry, Sources> SOURCES = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The gauges' sources for {@code registry}; the caller points them at its server. */
+  static Sources gauges(MetricRegistry registry) {
+    return SOURCES.computeIfAbsent(registry, r -> {
+      Sources s = new Sources();
+      gauge(r, "groupsLed", () -> (long) s.groupsLed.get());
+      gauge(r, "rowsFenced", () -> (long) s.fencedRows.get());
+      gauge(r, "groupsCreated", () -> s.stats.get().groupsCreated());
+      gauge(r, "groupsFailed", () -> s.stats.get().groupsFailed());
+      gauge(r, "groupsDeleted", () -> s.stats.get().groupsDeleted());
+      gauge(r, "protocolMessagesSent", () -> s.stats.get().messagesSent());
+      gauge(r, "protocolMessagesRetried", () -> s.stats.get().messagesRetried());
+      gauge(r, "protocolMessagesUnroutable", () -> s.stats.get().messagesUnroutable());
+      gauge(r, "protocolNotMineReceived", () -> s.stats.get().notMineReceived());
+      gauge(r, "shipperLagRecords", () -> s.shipper == null ? 0L : s.shipper.pendingCount());
+      gauge(r, "shipperLagMillis", () -> s.shipper == null ? 0L : s.shipper.lagMillis(System.currentTimeMillis()));
+      return s;
+    });
   }
 
   private static void gauge(MetricRegistry registry, String name, Supplier<Long> value) {

@@ -40,6 +40,7 @@ import org.gstore.common.wire.OwnerToken;
  */
 public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserver {
   private final GroupEndpoint endpoint = new GroupEndpoint();
+  private final TxnEndpoint txnEndpoint = new TxnEndpoint(endpoint);
   private GStoreServer server;
   private RegionCoprocessorEnvironment env;
 
@@ -74,7 +75,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
 
   @Override
   public Iterable<Service> getServices() {
-    return List.of(endpoint);
+    return List.of(endpoint, txnEndpoint);
   }
 
   @Override

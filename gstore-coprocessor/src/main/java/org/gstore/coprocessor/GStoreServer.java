@@ -58,6 +58,9 @@ final class GStoreServer implements Closeable {
   private final PeerRegistry peers;
   private final HBaseKeyLocator locator;
   private final StepWriter writer;
+  private final SharedWal wal;
+  private final UpdateShipper shipper;
+  private final TransactionManager transactions;
   private final ScheduledExecutorService protocolThread;
   private final ExecutorService loaderThread;
   private final Map<String, List<CompletableFuture<Reply>>> waiters = new ConcurrentHashMap<>();
@@ -99,10 +102,17 @@ final class GStoreServer implements Closeable {
     this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes()), metrics);
     this.writer = new StepWriter(serverName.getAddress().toString(), tables, hosted, metrics, this::send, this::answer);
     this.protocolThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-protocol-"));
+    WalMetrics walMetrics = new WalMetrics(env.getMetricRegistryForRegionServer());
+    this.wal = openWal(env.getConfiguration(), walMetrics);
+    this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams());
+    this.transactions = new TransactionManager(env.getConnection(), wal, shipper, this::activeGroup,
+        config.snapshotRetentionMillis(), config.endpointWaitMillis());
     this.loaderThread = Executors.newSingleThreadExecutor(daemon("gstore-loader-"));
-    metrics.registerProtocol(env.getMetricRegistryForRegionServer(),
-        () -> engine.getNow(null) == null ? new ProtocolStats() : engine.getNow(null).stats(),
-        () -> engine.getNow(null) == null ? 0 : engine.getNow(null).groupCount(), hosted::fencedRows);
+    GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
+    gauges.stats = () -> engine.getNow(null) == null ? new ProtocolStats() : engine.getNow(null).stats();
+    gauges.groupsLed = () -> engine.getNow(null) == null ? 0 : engine.getNow(null).groupCount();
+    gauges.fencedRows = hosted::fencedRows;
+    gauges.shipper = shipper;
     try {
       InetSocketAddress bound = transport.start(new InetSocketAddress(config.udpBindAddress(), config.udpPort()),
           config.datagramMaxBytes(), this::receive);
@@ -119,6 +129,35 @@ final class GStoreServer implements Closeable {
       throw e;
     }
     protocolThread.execute(this::startEngine);
+  }
+
+  private SharedWal openWal(org.apache.hadoop.conf.Configuration conf, WalMetrics walMetrics) throws IOException {
+    org.apache.hadoop.fs.Path root = config.walDir().isEmpty()
+        ? new org.apache.hadoop.fs.Path(org.apache.hadoop.hbase.util.CommonFSUtils.getRootDir(conf), "gstore-wal")
+        : new org.apache.hadoop.fs.Path(config.walDir());
+    org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(root, serverName.getServerName());
+    return new SharedWal(dir.getFileSystem(conf), dir, config.walStreams(), config.walRollBytes(), config.walHsync(),
+        walMetrics);
+  }
+
+  /** The engine's record of a group, read on the protocol thread. */
+  private Optional<GroupRecord> activeGroup(GroupId id) {
+    try {
+      return group(id).get(config.endpointWaitMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      return Optional.empty();
+    }
+  }
+
+  TransactionManager transactions() {
+    return transactions;
+  }
+
+  SharedWal wal() {
+    return wal;
   }
 
   private java.util.concurrent.ThreadFactory daemon(String prefix) {
@@ -209,6 +248,7 @@ final class GStoreServer implements Closeable {
     if (!openRegions.remove(info.getEncodedName())) {
       return;
     }
+    transactions.regionClosing(k -> HostedRegions.contains(info, k));
     CompletableFuture<Void> drained = new CompletableFuture<>();
     protocolThread.execute(() -> {
       hosted.remove(info);
@@ -330,6 +370,12 @@ final class GStoreServer implements Closeable {
     protocolThread.shutdownNow();
     loaderThread.shutdownNow();
     writer.close();
+    if (shipper != null) {
+      shipper.close();
+    }
+    if (wal != null) {
+      wal.close();
+    }
     transport.close();
     peers.close();
     waiters.values().forEach(list -> list.forEach(f -> f.completeExceptionally(

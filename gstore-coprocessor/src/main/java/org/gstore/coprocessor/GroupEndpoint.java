@@ -92,6 +92,8 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
       RpcCallback<DeleteGroupResponse> done) {
     try {
       GroupId id = new GroupId(request.getName(), key(request.getLeader()));
+      requireLeaderHere(id.leader());
+      server.transactions().release(id); // no more commits; all shipped; clock past the newest commit
       Reply reply = await(new ClientRequest.Delete(request.getRequestId(), id));
       DeleteGroupResponse.Builder b = DeleteGroupResponse.newBuilder();
       if (reply == null) {
@@ -126,6 +128,17 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
     } catch (ExecutionException | TimeoutException e) {
       fail(controller, new IOException("G-Store could not read group state in time", e), done);
     }
+  }
+
+  /** The group named in a transaction call, checked to be led from this region. */
+  GroupId leadHere(String name, KeyProto leader) throws IOException {
+    GroupId id = new GroupId(name, key(leader));
+    requireLeaderHere(id.leader());
+    return id;
+  }
+
+  GStoreServer server() {
+    return server;
   }
 
   private String validate(Set<Key> members) throws IOException {

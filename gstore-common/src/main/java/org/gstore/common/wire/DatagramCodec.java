@@ -214,11 +214,11 @@ public final class DatagramCodec {
     };
   }
 
-  static KeyProto toProto(Key k) {
+  public static KeyProto toProto(Key k) {
     return KeyProto.newBuilder().setTable(k.table()).setRow(ByteString.copyFrom(k.row())).build();
   }
 
-  static Key fromProto(KeyProto k) {
+  public static Key fromProto(KeyProto k) {
     return Key.of(k.getTable(), k.getRow().toByteArray());
   }
 
@@ -230,7 +230,7 @@ public final class DatagramCodec {
     return new Uid(new NodeId(u.getIssuer()), u.getSeq());
   }
 
-  static GroupRefProto toProto(GroupRef g) {
+  public static GroupRefProto toProto(GroupRef g) {
     return GroupRefProto.newBuilder()
         .setName(g.id().name())
         .setLeader(toProto(g.leader()))
@@ -238,7 +238,7 @@ public final class DatagramCodec {
         .build();
   }
 
-  static GroupRef fromProto(GroupRefProto g) {
+  public static GroupRef fromProto(GroupRefProto g) {
     return new GroupRef(new GroupId(g.getName(), fromProto(g.getLeader())), fromProto(g.getEpoch()));
   }
 

@@ -1,0 +1,243 @@
+package org.gstore.client;
+
+import com.google.protobuf.ByteString;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.UUID;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellBuilderFactory;
+import org.apache.hadoop.hbase.CellBuilderType;
+import org.apache.hadoop.hbase.CellComparator;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.gstore.common.wire.Columns;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
+import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
+import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
+import org.gstore.common.wire.generated.GStoreProtos.ReadStampProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowVersionProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+
+/**
+ * A serializable transaction on a group's rows, executed at the group's leader with optimistic concurrency
+ * control. Reads see one consistent snapshot (taken at the first read) plus this transaction's own writes; writes
+ * are buffered here and sent at {@link #commit()}, which fails with {@link TransactionConflictException} if a row
+ * this transaction read has changed since. A transaction that only reads never conflicts.
+ *
+ * <p>Use HBase's own {@link Get}, {@link Put} and {@link Delete} on member rows. Cell timestamps given in a Put or
+ * Delete are ignored: every cell a transaction writes gets the transaction's commit timestamp. Not thread-safe;
+ * {@link #close()} without {@link #commit()} aborts (nothing is left anywhere).
+ */
+public final class Transaction implements AutoCloseable {
+  private enum State { OPEN, COMMITTED, ABORTED }
+
+  /** A row's buffered writes: optionally a delete of the whole row, then column values (null: deleted). */
+  private static final class RowWrites {
+    boolean deleteRow;
+    final Map<ByteString, byte[]> columns = new LinkedHashMap<>();
+  }
+
+  private final GStoreClient client;
+  private final KeyGroup group;
+  private final String id = UUID.randomUUID().toString();
+  private final Map<RowKey, RowVersionProto> read = new LinkedHashMap<>();
+  private final Map<RowKey, RowWrites> writes = new LinkedHashMap<>();
+  private Long snapshot;
+  private State state = State.OPEN;
+  private long commitTimestamp = -1;
+
+  Transaction(GStoreClient client, KeyGroup group) {
+    this.client = client;
+    this.group = group;
+  }
+
+  /** Reads a member row as of this transaction's snapshot, with this transaction's writes applied. */
+  public Result get(TableName table, Get get) throws IOException {
+    return get(table, List.of(get))[0];
+  }
+
+  /** Reads several member rows in one round trip to the leader. */
+  public Result[] get(TableName table, List<Get> gets) throws IOException {
+    requireOpen();
+    List<RowKey> missing = new ArrayList<>();
+    for (Get g : gets) {
+      RowKey row = member(table, g.getRow());
+      if (!read.containsKey(row) && !missing.contains(row)) {
+        missing.add(row);
+      }
+    }
+    if (!missing.isEmpty()) {
+      GStoreClient.Snapshot s = client.read(group.id(), snapshot, missing);
+      snapshot = s.snapshot();
+      for (RowVersionProto row : s.rows()) {
+        read.put(RowKey.of(org.gstore.common.wire.DatagramCodec.fromProto(row.getKey())), row);
+      }
+    }
+    Result[] results = new Result[gets.size()];
+    for (int i = 0; i < gets.size(); i++) {
+      results[i] = result(gets.get(i), RowKey.of(table, gets.get(i).getRow()));
+    }
+    return results;
+  }
+
+  public void put(TableName table, Put put) throws IOException {
+    requireOpen();
+    RowWrites w = writes.computeIfAbsent(member(table, put.getRow()), r -> new RowWrites());
+    for (List<Cell> cells : put.getFamilyCellMap().values()) {
+      for (Cell c : cells) {
+        w.columns.put(Columns.key(CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c)), CellUtil.cloneValue(c));
+      }
+    }
+  }
+
+  /**
+   * Deletes a whole member row ({@code new Delete(row)}), or columns of it ({@code addColumn(s)}), or all columns
+   * of a family ({@code addFamily}: the family's columns as this transaction sees them).
+   */
+  public void delete(TableName table, Delete delete) throws IOException {
+    requireOpen();
+    RowKey row = member(table, delete.getRow());
+    if (delete.getFamilyCellMap().isEmpty()) {
+      RowWrites w = writes.computeIfAbsent(row, r -> new RowWrites());
+      w.deleteRow = true;
+      w.columns.clear();
+      return;
+    }
+    for (List<Cell> cells : delete.getFamilyCellMap().values()) {
+      for (Cell c : cells) {
+        byte[] family = CellUtil.cloneFamily(c);
+        if (c.getType() == Cell.Type.DeleteFamily || c.getType() == Cell.Type.DeleteFamilyVersion) {
+          for (Cell existing : get(table, new Get(delete.getRow()).addFamily(family)).rawCells()) {
+            writes.computeIfAbsent(row, r -> new RowWrites()).columns
+                .put(Columns.key(family, CellUtil.cloneQualifier(existing)), null);
+          }
+        } else {
+          writes.computeIfAbsent(row, r -> new RowWrites()).columns
+              .put(Columns.key(family, CellUtil.cloneQualifier(c)), null);
+        }
+      }
+    }
+  }
+
+  /**
+   * Commits: validates at the leader that no row read has changed, makes the writes durable, applies them.
+   * Returns once committed. {@link TransactionConflictException} if validation failed (nothing was applied).
+   */
+  public void commit() throws IOException {
+    requireOpen();
+    if (writes.isEmpty()) {
+      state = State.COMMITTED; // read-only: its snapshot is consistent; nothing to validate or apply
+      return;
+    }
+    CommitRequest.Builder b = CommitRequest.newBuilder().setTxnId(id);
+    read.forEach((row, v) -> b.addReads(ReadStampProto.newBuilder().setKey(v.getKey()).setVersion(v.getVersion())));
+    writes.forEach((row, w) -> {
+      RowWriteProto.Builder rw = RowWriteProto.newBuilder().setKey(GStoreClient.proto(row)).setDeleteRow(w.deleteRow);
+      w.columns.forEach((c, value) -> {
+        ColumnProto.Builder col = ColumnProto.newBuilder().setFamily(Columns.family(c)).setQualifier(Columns.qualifier(c));
+        if (value != null) {
+          col.setValue(ByteString.copyFrom(value));
+        }
+        rw.addColumns(col);
+      });
+      b.addWrites(rw);
+    });
+    state = State.ABORTED; // unless the leader says otherwise below
+    CommitResponse response = client.commit(group.id(), b);
+    commitTimestamp = response.getCommitTs();
+    state = State.COMMITTED;
+  }
+
+  /** Abandons the transaction; nothing of it is applied. Idempotent. */
+  public void abort() {
+    if (state == State.OPEN) {
+      state = State.ABORTED;
+    }
+  }
+
+  /** The commit timestamp (the HBase cell timestamp of its writes), or -1 if not committed with writes. */
+  public long commitTimestamp() {
+    return commitTimestamp;
+  }
+
+  @Override
+  public void close() {
+    abort();
+  }
+
+  boolean isOpen() {
+    return state == State.OPEN;
+  }
+
+  private void requireOpen() {
+    if (state != State.OPEN) {
+      throw new IllegalStateException("the transaction is " + state.name().toLowerCase());
+    }
+  }
+
+  private RowKey member(TableName table, byte[] row) throws NotGroupMemberException {
+    RowKey key = RowKey.of(table, row);
+    if (!group.members().contains(key)) {
+      throw new NotGroupMemberException("row " + key + " is not a member of group " + group.id());
+    }
+    return key;
+  }
+
+  /** The row as read, with this transaction's writes on top, restricted to the Get's families and columns. */
+  private Result result(Get get, RowKey row) {
+    RowVersionProto stored = read.get(row);
+    Map<ByteString, byte[]> columns = new LinkedHashMap<>();
+    Map<ByteString, Long> timestamps = new LinkedHashMap<>();
+    RowWrites w = writes.get(row);
+    if (w == null || !w.deleteRow) {
+      for (ColumnProto c : stored.getColumnsList()) {
+        ByteString key = Columns.key(c.getFamily(), c.getQualifier());
+        columns.put(key, c.getValue().toByteArray());
+        timestamps.put(key, stored.getVersion());
+      }
+    }
+    if (w != null) {
+      w.columns.forEach((c, v) -> {
+        if (v == null) {
+          columns.remove(c);
+        } else {
+          columns.put(c, v);
+          timestamps.put(c, HConstants.LATEST_TIMESTAMP);
+        }
+      });
+    }
+    List<Cell> cells = new ArrayList<>();
+    columns.forEach((c, v) -> {
+      byte[] family = Columns.family(c).toByteArray();
+      byte[] qualifier = Columns.qualifier(c).toByteArray();
+      if (selected(get, family, qualifier)) {
+        cells.add(CellBuilderFactory.create(CellBuilderType.DEEP_COPY).setRow(get.getRow()).setFamily(family)
+            .setQualifier(qualifier).setTimestamp(timestamps.get(c)).setType(Cell.Type.Put).setValue(v).build());
+      }
+    });
+    cells.sort(CellComparator.getInstance());
+    return Result.create(cells);
+  }
+
+  private static boolean selected(Get get, byte[] family, byte[] qualifier) {
+    if (!get.hasFamilies()) {
+      return true;
+    }
+    for (Map.Entry<byte[], NavigableSet<byte[]>> e : get.getFamilyMap().entrySet()) {
+      if (Arrays.equals(e.getKey(), family)) {
+        return e.getValue() == null || e.getValue().isEmpty() || e.getValue().contains(qualifier);
+      }
+    }
+    return false;
+  }
+}

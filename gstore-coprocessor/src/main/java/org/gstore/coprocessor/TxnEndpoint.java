@@ -1,0 +1,60 @@
+package org.gstore.coprocessor;
+
+import com.google.protobuf.RpcCallback;
+import com.google.protobuf.RpcController;
+import java.io.IOException;
+import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.generated.GStoreProtos;
+import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
+import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
+import org.gstore.common.wire.generated.GStoreProtos.ReadRequest;
+import org.gstore.common.wire.generated.GStoreProtos.ReadResponse;
+
+/**
+ * Transactions on a group, served by the region holding its leader row: reads of the leader's cache at a snapshot,
+ * and commits (see {@link TransactionManager}).
+ */
+final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
+  private final GroupEndpoint groups;
+
+  TxnEndpoint(GroupEndpoint groups) {
+    this.groups = groups;
+  }
+
+  @Override
+  public void read(RpcController controller, ReadRequest request, RpcCallback<ReadResponse> done) {
+    try {
+      GroupId id = groups.leadHere(request.getName(), request.getLeader());
+      TransactionManager.ReadResult r = groups.server().transactions().read(id,
+          request.hasSnapshot() ? request.getSnapshot() : null, request.getRowsList());
+      ReadResponse.Builder b = ReadResponse.newBuilder().setOutcome(r.outcome()).setSnapshot(r.snapshot())
+          .addAllRows(r.rows());
+      if (r.message() != null) {
+        b.setMessage(r.message());
+      }
+      done.run(b.build());
+    } catch (IOException | IllegalArgumentException e) {
+      fail(controller, e, done);
+    }
+  }
+
+  @Override
+  public void commit(RpcController controller, CommitRequest request, RpcCallback<CommitResponse> done) {
+    try {
+      GroupId id = groups.leadHere(request.getName(), request.getLeader());
+      done.run(groups.server().transactions().commit(id, request.getTxnId(), request.getReadsList(),
+          request.getWritesList()));
+    } catch (IOException | IllegalArgumentException e) {
+      fail(controller, e, done);
+    }
+  }
+
+  private static void fail(RpcController controller, Exception e, RpcCallback<?> done) {
+    CoprocessorRpcUtils.setControllerException(controller,
+        e instanceof IOException io ? io : new org.apache.hadoop.hbase.DoNotRetryIOException(e.getMessage(), e));
+    done.run(null);
+  }
+
+}

@@ -1,0 +1,216 @@
+package org.gstore.coprocessor;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.OwnerToken;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies committed transactions to HBase asynchronously, in commit order, with each commit's timestamp as the
+ * cells' timestamp, so re-applying a commit is harmless. Writes carry the owning group's token to pass fencing.
+ * Everything waiting is shipped in one batch per table; a failed batch is retried until it succeeds, since until
+ * then the commit lives only in the WAL.
+ *
+ * <p>Tracks, per WAL stream, the sequence number below which every commit is shipped: T_F of the recovery paper.
+ */
+final class UpdateShipper implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(UpdateShipper.class);
+
+  /** One committed transaction to apply. */
+  record Shipment(GroupRef group, long commitTs, List<RowWriteProto> writes, SharedWal.Position position) {}
+
+  private final Connection connection;
+  private final OwnerToken tokens;
+  private final Durability durability;
+  private final BlockingQueue<Shipment> queue = new LinkedBlockingQueue<>();
+  private final Map<GroupRef, Integer> pendingPerGroup = new HashMap<>();
+  private final List<TreeSet<Long>> pendingPerStream = new ArrayList<>();
+  private final long[] shippedThrough;
+  private long oldestPendingTs;
+  private final Thread thread;
+  private volatile boolean closed;
+
+  UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams) {
+    this.connection = connection;
+    this.tokens = tokens;
+    this.durability = durability;
+    this.shippedThrough = new long[streams];
+    java.util.Arrays.fill(shippedThrough, -1);
+    for (int i = 0; i < streams; i++) {
+      pendingPerStream.add(new TreeSet<>());
+    }
+    this.thread = new Thread(this::run, "gstore-shipper");
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  synchronized void ship(Shipment s) {
+    pendingPerGroup.merge(s.group(), 1, Integer::sum);
+    pendingPerStream.get(s.position().stream()).add(s.position().seq());
+    if (pendingCount() == 1) {
+      oldestPendingTs = s.commitTs();
+    }
+    queue.add(s);
+  }
+
+  /** Waits until every commit of {@code group} handed over so far is in HBase. */
+  synchronized void drain(GroupRef group, long timeoutMillis) throws IOException {
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    while (pendingPerGroup.getOrDefault(group, 0) > 0) {
+      long left = deadline - System.currentTimeMillis();
+      if (left <= 0 || closed) {
+        throw new IOException("commits of group " + group.id() + " are not all shipped to HBase yet");
+      }
+      try {
+        wait(left);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted draining " + group.id());
+      }
+    }
+  }
+
+  /** T_F of a WAL stream: every record with a sequence number up to this one is shipped (-1: none yet). */
+  synchronized long shippedThrough(int stream) {
+    return shippedThrough[stream];
+  }
+
+  /** Commits handed over but not yet in HBase. */
+  synchronized int pendingCount() {
+    return pendingPerGroup.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
+  /** How far behind the shipper is, in milliseconds of commit time (0 when nothing waits). */
+  synchronized long lagMillis(long now) {
+    return pendingCount() == 0 ? 0 : Math.max(0, now - oldestPendingTs);
+  }
+
+  private void run() {
+    List<Shipment> batch = new ArrayList<>();
+    while (!closed) {
+      try {
+        batch.add(queue.take());
+      } catch (InterruptedException e) {
+        return;
+      }
+      queue.drainTo(batch);
+      long backoff = 50;
+      while (!closed) {
+        try {
+          apply(batch);
+          break;
+        } catch (IOException e) {
+          LOG.warn("G-Store could not ship {} commits; retrying in {} ms", batch.size(), backoff, e);
+          try {
+            TimeUnit.MILLISECONDS.sleep(backoff);
+          } catch (InterruptedException ie) {
+            return;
+          }
+          backoff = Math.min(backoff * 2, 2_000);
+        }
+      }
+      shipped(batch);
+      batch.clear();
+    }
+  }
+
+  private void apply(List<Shipment> batch) throws IOException {
+    Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
+    for (Shipment s : batch) {
+      for (RowWriteProto w : s.writes()) {
+        Key key = Key.of(w.getKey().getTable(), w.getKey().getRow().toByteArray());
+        byTable.computeIfAbsent(TableName.valueOf(key.table()), t -> new ArrayList<>())
+            .addAll(mutations(s, key, w));
+      }
+    }
+    for (Map.Entry<TableName, List<Mutation>> e : byTable.entrySet()) {
+      try (Table table = connection.getTable(e.getKey())) {
+        table.batch(e.getValue(), new Object[e.getValue().size()]);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted shipping");
+      }
+    }
+  }
+
+  /**
+   * The HBase mutations of one row write. A row delete goes at {@code ts - 1}, so it removes everything older
+   * but not the columns the same commit sets at {@code ts} (commit timestamps are strictly increasing, so no other
+   * commit has {@code ts - 1}).
+   */
+  private List<Mutation> mutations(Shipment s, Key key, RowWriteProto w) {
+    byte[] row = key.row();
+    byte[] token = tokens.sign(s.group(), key);
+    long ts = s.commitTs();
+    List<Mutation> out = new ArrayList<>();
+    if (w.getDeleteRow()) {
+      out.add(tagged(new Delete(row, ts - 1), token)); // its own mutation: a Delete with columns spares the rest
+    }
+    Delete columnDeletes = new Delete(row);
+    Put put = new Put(row);
+    for (ColumnProto c : w.getColumnsList()) {
+      if (c.hasValue()) {
+        put.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray(), ts, c.getValue().toByteArray());
+      } else {
+        columnDeletes.addColumns(c.getFamily().toByteArray(), c.getQualifier().toByteArray(), ts);
+      }
+    }
+    if (!columnDeletes.isEmpty()) {
+      out.add(tagged(columnDeletes, token));
+    }
+    if (!put.isEmpty()) {
+      out.add(tagged(put, token));
+    }
+    return out;
+  }
+
+  private Mutation tagged(Mutation m, byte[] token) {
+    m.setAttribute(OwnerToken.ATTRIBUTE, token);
+    m.setDurability(durability);
+    return m;
+  }
+
+  private synchronized void shipped(List<Shipment> batch) {
+    for (Shipment s : batch) {
+      pendingPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1);
+      TreeSet<Long> pending = pendingPerStream.get(s.position().stream());
+      pending.remove(s.position().seq());
+      int stream = s.position().stream();
+      shippedThrough[stream] = pending.isEmpty() ? Math.max(shippedThrough[stream], s.position().seq())
+          : pending.first() - 1;
+    }
+    Shipment next = queue.peek();
+    oldestPendingTs = next == null ? 0 : next.commitTs();
+    notifyAll();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    thread.interrupt();
+    synchronized (this) {
+      notifyAll();
+    }
+  }
+}

@@ -329,6 +329,29 @@ class TransactionsTest {
     for (KeyGroup g : groups) {
       g.delete();
     }
+
+    // A log cut mid-record, as a crash leaves it, is read up to the tear.
+    Path full = WalPrinter.files(fs, walRoot).stream()
+        .filter(f -> uncheckedRead(fs, f).records().size() >= 3).findFirst().orElseThrow();
+    WalPrinter.Contents whole = WalPrinter.read(fs, full);
+    Path torn = new Path(walRoot.getParent(), "torn-copy.wal");
+    long cut = whole.validBytes() - 5;
+    try (java.io.InputStream in = fs.open(full); java.io.OutputStream out = fs.create(torn, true)) {
+      byte[] bytes = in.readNBytes((int) cut);
+      out.write(bytes);
+    }
+    WalPrinter.Contents read = WalPrinter.read(fs, torn);
+    assertThat(read.records()).isEqualTo(whole.records().subList(0, whole.records().size() - 1));
+    assertThat(read.stoppedBecause()).contains("torn");
+    fs.delete(torn, false);
+  }
+
+  private static WalPrinter.Contents uncheckedRead(FileSystem fs, Path file) {
+    try {
+      return WalPrinter.read(fs, file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private static long walCounter(String name) {

@@ -44,7 +44,9 @@ final class CasinoDemo {
   static final byte[] CF = Bytes.toBytes("p");
   static final byte[] CHIPS = Bytes.toBytes("chips");
 
-  record Settings(int players, int games, int concurrency, int seats, int bets, long startingChips, long seed) {}
+  /** @param embedded the cluster runs in this JVM, so the servers' metrics can be reported too */
+  record Settings(int players, int games, int concurrency, int seats, int bets, long startingChips, long seed,
+      boolean embedded) {}
 
   private final Connection connection;
   private final Settings settings;
@@ -57,6 +59,8 @@ final class CasinoDemo {
   private final Latencies txnLatency = new Latencies();
   private final Latencies createLatency = new Latencies();
   private final Latencies deleteLatency = new Latencies();
+  private final AtomicLong maxShipperLagRecords = new AtomicLong();
+  private final AtomicLong maxShipperLagMillis = new AtomicLong();
 
   CasinoDemo(Connection connection, Settings settings, PrintStream out) {
     this.connection = connection;
@@ -67,9 +71,11 @@ final class CasinoDemo {
   /** Runs the demo; true if all money is accounted for. */
   boolean run() throws Exception {
     preparePlayers();
+    long walRecords = ServerMetrics.counter("walRecords");
+    long walSyncs = ServerMetrics.counter("walSyncs");
     long start = System.nanoTime();
     ExecutorService dealers = Executors.newFixedThreadPool(settings.concurrency());
-    Progress progress = new Progress(out, settings.games(), gamesPlayed, commits);
+    Progress progress = new Progress(out, settings.games(), gamesPlayed, commits, this::sampleShipperLag);
     progress.start();
     try (GStoreClient client = GStoreClient.create(connection)) {
       List<Future<?>> running = new ArrayList<>();
@@ -96,6 +102,9 @@ final class CasinoDemo {
     long total = totalChips();
     long expected = settings.players() * settings.startingChips();
     report(seconds, total, expected);
+    if (settings.embedded()) {
+      reportServers(ServerMetrics.counter("walRecords") - walRecords, ServerMetrics.counter("walSyncs") - walSyncs);
+    }
     return total == expected && auditFailures.get() == 0;
   }
 
@@ -242,6 +251,23 @@ final class CasinoDemo {
         total == expected ? "OK, every chip accounted for" : "MISMATCH");
   }
 
+  private void sampleShipperLag() {
+    if (settings.embedded()) {
+      maxShipperLagRecords.accumulateAndGet(ServerMetrics.gauge("shipperLagRecords"), Math::max);
+      maxShipperLagMillis.accumulateAndGet(ServerMetrics.gauge("shipperLagMillis"), Math::max);
+    }
+  }
+
+  private void reportServers(long walRecords, long walSyncs) {
+    long[] commitMicros = ServerMetrics.medianAnd99th("txnCommitLatencyMicros");
+    out.printf("  leader commit latency p50 %.1f ms, p99 %.1f ms (validation + WAL sync, at the leader)%n",
+        commitMicros[0] / 1e3, commitMicros[1] / 1e3);
+    out.printf("  WAL group commit      %d commits in %d syncs: %.2f commits per sync%n", walRecords, walSyncs,
+        (double) walRecords / Math.max(1, walSyncs));
+    out.printf("  shipper lag           at most %d commits, %d ms behind (sampled on one region server)%n",
+        maxShipperLagRecords.get(), maxShipperLagMillis.get());
+  }
+
   /** Latencies in nanoseconds; percentiles by sorting (the demo records at most a few hundred thousand). */
   static final class Latencies {
     private final List<Long> values = Collections.synchronizedList(new ArrayList<>());
@@ -270,20 +296,23 @@ final class CasinoDemo {
     private final long total;
     private final AtomicLong done;
     private final AtomicLong commits;
+    private final Runnable sample;
     private final long start = System.nanoTime();
     private Thread thread;
 
-    Progress(PrintStream out, long total, AtomicLong done, AtomicLong commits) {
+    Progress(PrintStream out, long total, AtomicLong done, AtomicLong commits, Runnable sample) {
       this.out = out;
       this.total = total;
       this.done = done;
       this.commits = commits;
+      this.sample = sample;
     }
 
     void start() {
       thread = new Thread(() -> {
         while (!Thread.currentThread().isInterrupted()) {
           draw();
+          sample.run();
           try {
             TimeUnit.MILLISECONDS.sleep(250);
           } catch (InterruptedException e) {

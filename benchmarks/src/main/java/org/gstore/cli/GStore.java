@@ -56,7 +56,8 @@ public final class GStore {
     if (seats < 2 || seats > players) {
       fail("--seats must be between 2 and --players");
     }
-    CasinoDemo.Settings settings = new CasinoDemo.Settings(players, games, dealers, seats, bets, 1_000, 42);
+    CasinoDemo.Settings settings = new CasinoDemo.Settings(players, games, dealers, seats, bets, 1_000, 42,
+        conf == null);
     boolean ok;
     if (conf != null) {
       if (!new File(conf).isFile()) {

@@ -19,6 +19,9 @@ final class GStoreMetrics {
   private final Map<Reason, Counter> datagramsDropped = new EnumMap<>(Reason.class);
   private final Counter stateWrites;
   private final Counter stateWriteFailures;
+  private final Counter txnCommits;
+  private final Counter txnConflicts;
+  private final org.apache.hadoop.hbase.metrics.Histogram txnCommitMicros;
 
   GStoreMetrics(MetricRegistry registry) {
     datagramsSent = registry.counter("datagramsSent");
@@ -28,6 +31,19 @@ final class GStoreMetrics {
     }
     stateWrites = registry.counter("stateWrites");
     stateWriteFailures = registry.counter("stateWriteFailures");
+    txnCommits = registry.counter("txnCommits");
+    txnConflicts = registry.counter("txnConflicts");
+    txnCommitMicros = registry.histogram("txnCommitLatencyMicros");
+  }
+
+  /** A transaction committed; {@code nanos} from validation to acknowledgement (WAL sync included). */
+  void committed(long nanos) {
+    txnCommits.increment();
+    txnCommitMicros.update(nanos / 1_000);
+  }
+
+  void conflicted() {
+    txnConflicts.increment();
   }
 
   /**

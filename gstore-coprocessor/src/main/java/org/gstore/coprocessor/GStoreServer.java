@@ -105,7 +105,7 @@ final class GStoreServer implements Closeable {
     WalMetrics walMetrics = new WalMetrics(env.getMetricRegistryForRegionServer());
     this.wal = openWal(env.getConfiguration(), walMetrics);
     this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams());
-    this.transactions = new TransactionManager(env.getConnection(), wal, shipper, this::activeGroup,
+    this.transactions = new TransactionManager(env.getConnection(), metrics, wal, shipper, this::activeGroup,
         config.snapshotRetentionMillis(), config.endpointWaitMillis());
     this.loaderThread = Executors.newSingleThreadExecutor(daemon("gstore-loader-"));
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());

@@ -53,6 +53,7 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
  */
 final class TransactionManager {
   private final Connection connection;
+  private final GStoreMetrics metrics;
   private final SharedWal wal;
   private final UpdateShipper shipper;
   private final Function<GroupId, Optional<GroupRecord>> groups;
@@ -70,9 +71,10 @@ final class TransactionManager {
   /** Outcome of a read: the snapshot and the rows, or why not. */
   record ReadResult(TxnOutcomeProto outcome, long snapshot, List<RowVersionProto> rows, String message) {}
 
-  TransactionManager(Connection connection, SharedWal wal, UpdateShipper shipper,
+  TransactionManager(Connection connection, GStoreMetrics metrics, SharedWal wal, UpdateShipper shipper,
       Function<GroupId, Optional<GroupRecord>> groups, long retentionMillis, long waitMillis) {
     this.connection = connection;
+    this.metrics = metrics;
     this.wal = wal;
     this.shipper = shipper;
     this.groups = groups;
@@ -112,6 +114,7 @@ final class TransactionManager {
       return outcome(TxnOutcomeProto.NO_GROUP, "no active group " + id);
     }
     cache.commitLock.lock();
+    long start = System.nanoTime();
     try {
       if (cache.isClosed()) {
         return outcome(TxnOutcomeProto.NO_GROUP, "group " + id + " is being deleted or moved");
@@ -134,6 +137,7 @@ final class TransactionManager {
         if (cache.latest(key).version() != r.getVersion()) {
           CommitResponse conflict = outcome(TxnOutcomeProto.CONFLICT, "row " + key + " changed since it was read");
           cache.remember(txnId, conflict);
+          metrics.conflicted();
           return conflict;
         }
       }
@@ -155,6 +159,7 @@ final class TransactionManager {
       CommitResponse committed = CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED)
           .setCommitTs(commitTs).build();
       cache.remember(txnId, committed);
+      metrics.committed(System.nanoTime() - start);
       return committed;
     } finally {
       cache.commitLock.unlock();

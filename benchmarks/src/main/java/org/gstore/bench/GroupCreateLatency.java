@@ -17,7 +17,7 @@ import org.gstore.testing.GStoreMiniCluster;
  * Measures group create and delete latency on an embedded 3-region-server cluster: one client, groups of K random
  * rows out of a large key space spread over every server, created and deleted one after another.
  *
- * <p>Usage: {@code mvn -q -pl benchmarks exec:exec@group-create-latency [-Dgroups=N] [-Dsizes=10,50]}
+ * <p>Usage: {@code mvn -q -pl benchmarks exec:exec@group-create-latency [-Dbench.groups=N] [-Dbench.sizes=10,50]}
  */
 public final class GroupCreateLatency {
   private GroupCreateLatency() {}

@@ -203,7 +203,8 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
     return Key.of(k.getTable(), k.getRow().toByteArray());
   }
 
-  private static void fail(RpcController controller, Exception e, RpcCallback<?> done) {
+  /** Reports {@code e} to the calling client as the call's exception. */
+  static void fail(RpcController controller, Exception e, RpcCallback<?> done) {
     CoprocessorRpcUtils.setControllerException(controller,
         e instanceof IOException io ? io : new org.apache.hadoop.hbase.DoNotRetryIOException(e.getMessage(), e));
     done.run(null);

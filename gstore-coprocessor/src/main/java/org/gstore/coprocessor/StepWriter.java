@@ -6,9 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.hadoop.hbase.regionserver.Region;
@@ -37,9 +35,7 @@ final class StepWriter implements Closeable {
   private final GStoreMetrics metrics;
   private final Consumer<Datagram> send;
   private final Consumer<Reply> answer;
-  private final BlockingQueue<Object> queue = new LinkedBlockingQueue<>();
-  private final Thread thread;
-  private volatile boolean closed;
+  private final BatchingThread<Object> thread;
 
   StepWriter(String name, StateTables tables, HostedRegions hosted, GStoreMetrics metrics, Consumer<Datagram> send,
       Consumer<Reply> answer) {
@@ -48,55 +44,44 @@ final class StepWriter implements Closeable {
     this.metrics = metrics;
     this.send = send;
     this.answer = answer;
-    this.thread = new Thread(this::run, "gstore-writer-" + name);
-    this.thread.setDaemon(true);
-    this.thread.start();
+    this.thread = new BatchingThread<>("gstore-writer-" + name, this::write);
   }
 
   void submit(Step step) {
     if (!step.isEmpty()) {
-      queue.add(step);
+      thread.add(step);
     }
   }
 
   /** Completes once every step submitted before it is durable and out. */
   CompletableFuture<Void> barrier() {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    queue.add(done);
+    thread.add(done);
     return done;
   }
 
-  private void run() {
-    List<Object> batch = new ArrayList<>();
-    while (!closed) {
-      try {
-        batch.add(queue.take());
-      } catch (InterruptedException e) {
-        return;
+  /** Steps (and barriers) in the order the engine produced them. */
+  private void write(List<Object> batch) {
+    List<Step> steps = new ArrayList<>();
+    for (Object o : batch) {
+      if (o instanceof Step s) {
+        steps.add(s);
       }
-      queue.drainTo(batch);
-      List<Step> steps = new ArrayList<>();
-      for (Object o : batch) {
-        if (o instanceof Step s) {
-          steps.add(s);
-        }
+    }
+    List<StateChange> changes = collapse(steps);
+    if (!writeUntilDurable(changes)) {
+      return;
+    }
+    applyFences(changes);
+    for (Object o : batch) {
+      if (o instanceof Step s) {
+        s.datagrams().forEach(send);
+        s.replies().forEach(answer);
+      } else {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Void> barrier = (CompletableFuture<Void>) o;
+        barrier.complete(null);
       }
-      List<StateChange> changes = collapse(steps);
-      if (!writeUntilDurable(changes)) {
-        return;
-      }
-      applyFences(changes);
-      for (Object o : batch) {
-        if (o instanceof Step s) {
-          s.datagrams().forEach(send);
-          s.replies().forEach(answer);
-        } else {
-          @SuppressWarnings("unchecked")
-          CompletableFuture<Void> barrier = (CompletableFuture<Void>) o;
-          barrier.complete(null);
-        }
-      }
-      batch.clear();
     }
   }
 
@@ -113,7 +98,7 @@ final class StepWriter implements Closeable {
   /** Retries until the changes are durable: nothing may leave the node before. False if closed meanwhile. */
   private boolean writeUntilDurable(List<StateChange> changes) {
     long backoff = 50;
-    while (!closed) {
+    while (!thread.isClosed()) {
       try {
         if (!changes.isEmpty()) {
           tables.write(changes);
@@ -166,7 +151,6 @@ final class StepWriter implements Closeable {
 
   @Override
   public void close() {
-    closed = true;
-    thread.interrupt();
+    thread.close();
   }
 }

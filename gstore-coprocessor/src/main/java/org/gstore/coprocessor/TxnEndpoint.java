@@ -3,9 +3,7 @@ package org.gstore.coprocessor;
 import com.google.protobuf.RpcCallback;
 import com.google.protobuf.RpcController;
 import java.io.IOException;
-import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
 import org.gstore.common.protocol.GroupId;
-import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.generated.GStoreProtos;
 import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
 import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
@@ -36,7 +34,7 @@ final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
       }
       done.run(b.build());
     } catch (IOException | IllegalArgumentException e) {
-      fail(controller, e, done);
+      GroupEndpoint.fail(controller, e, done);
     }
   }
 
@@ -47,14 +45,7 @@ final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
       done.run(groups.server().transactions().commit(id, request.getTxnId(), request.getReadsList(),
           request.getWritesList()));
     } catch (IOException | IllegalArgumentException e) {
-      fail(controller, e, done);
+      GroupEndpoint.fail(controller, e, done);
     }
   }
-
-  private static void fail(RpcController controller, Exception e, RpcCallback<?> done) {
-    CoprocessorRpcUtils.setControllerException(controller,
-        e instanceof IOException io ? io : new org.apache.hadoop.hbase.DoNotRetryIOException(e.getMessage(), e));
-    done.run(null);
-  }
-
 }

@@ -8,8 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
@@ -43,13 +41,11 @@ final class UpdateShipper implements Closeable {
   private final Connection connection;
   private final OwnerToken tokens;
   private final Durability durability;
-  private final BlockingQueue<Shipment> queue = new LinkedBlockingQueue<>();
+  private final List<Shipment> queued = new java.util.LinkedList<>();
   private final Map<GroupRef, Integer> pendingPerGroup = new HashMap<>();
   private final List<TreeSet<Long>> pendingPerStream = new ArrayList<>();
   private final long[] shippedThrough;
-  private long oldestPendingTs;
-  private final Thread thread;
-  private volatile boolean closed;
+  private final BatchingThread<Shipment> thread;
 
   UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams) {
     this.connection = connection;
@@ -60,18 +56,14 @@ final class UpdateShipper implements Closeable {
     for (int i = 0; i < streams; i++) {
       pendingPerStream.add(new TreeSet<>());
     }
-    this.thread = new Thread(this::run, "gstore-shipper");
-    this.thread.setDaemon(true);
-    this.thread.start();
+    this.thread = new BatchingThread<>("gstore-shipper", this::shipUntilApplied);
   }
 
   synchronized void ship(Shipment s) {
     pendingPerGroup.merge(s.group(), 1, Integer::sum);
     pendingPerStream.get(s.position().stream()).add(s.position().seq());
-    if (pendingCount() == 1) {
-      oldestPendingTs = s.commitTs();
-    }
-    queue.add(s);
+    queued.add(s);
+    thread.add(s);
   }
 
   /** Waits until every commit of {@code group} handed over so far is in HBase. */
@@ -79,7 +71,7 @@ final class UpdateShipper implements Closeable {
     long deadline = System.currentTimeMillis() + timeoutMillis;
     while (pendingPerGroup.getOrDefault(group, 0) > 0) {
       long left = deadline - System.currentTimeMillis();
-      if (left <= 0 || closed) {
+      if (left <= 0 || thread.isClosed()) {
         throw new IOException("commits of group " + group.id() + " are not all shipped to HBase yet");
       }
       try {
@@ -103,35 +95,25 @@ final class UpdateShipper implements Closeable {
 
   /** How far behind the shipper is, in milliseconds of commit time (0 when nothing waits). */
   synchronized long lagMillis(long now) {
-    return pendingCount() == 0 ? 0 : Math.max(0, now - oldestPendingTs);
+    return queued.isEmpty() ? 0 : Math.max(0, now - queued.get(0).commitTs());
   }
 
-  private void run() {
-    List<Shipment> batch = new ArrayList<>();
-    while (!closed) {
+  private void shipUntilApplied(List<Shipment> batch) {
+    long backoff = 50;
+    while (!thread.isClosed()) {
       try {
-        batch.add(queue.take());
-      } catch (InterruptedException e) {
+        apply(batch);
+        shipped(batch);
         return;
-      }
-      queue.drainTo(batch);
-      long backoff = 50;
-      while (!closed) {
+      } catch (IOException e) {
+        LOG.warn("G-Store could not ship {} commits; retrying in {} ms", batch.size(), backoff, e);
         try {
-          apply(batch);
-          break;
-        } catch (IOException e) {
-          LOG.warn("G-Store could not ship {} commits; retrying in {} ms", batch.size(), backoff, e);
-          try {
-            TimeUnit.MILLISECONDS.sleep(backoff);
-          } catch (InterruptedException ie) {
-            return;
-          }
-          backoff = Math.min(backoff * 2, 2_000);
+          TimeUnit.MILLISECONDS.sleep(backoff);
+        } catch (InterruptedException ie) {
+          return;
         }
+        backoff = Math.min(backoff * 2, 2_000);
       }
-      shipped(batch);
-      batch.clear();
     }
   }
 
@@ -200,15 +182,13 @@ final class UpdateShipper implements Closeable {
       shippedThrough[stream] = pending.isEmpty() ? Math.max(shippedThrough[stream], s.position().seq())
           : pending.first() - 1;
     }
-    Shipment next = queue.peek();
-    oldestPendingTs = next == null ? 0 : next.commitTs();
+    queued.subList(0, batch.size()).clear();
     notifyAll();
   }
 
   @Override
   public void close() {
-    closed = true;
-    thread.interrupt();
+    thread.close();
     synchronized (this) {
       notifyAll();
     }

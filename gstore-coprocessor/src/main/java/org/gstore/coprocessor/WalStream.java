@@ -2,11 +2,8 @@ package org.gstore.coprocessor;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -31,8 +28,7 @@ final class WalStream implements Closeable {
   private final long rollBytes;
   private final boolean hsync;
   private final WalMetrics metrics;
-  private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
-  private final Thread writer;
+  private final BatchingThread<Pending> writer;
   private FSDataOutputStream out;
   private long fileSeq;
   private long fileBytes;
@@ -53,9 +49,7 @@ final class WalStream implements Closeable {
       }
     }
     roll();
-    this.writer = new Thread(this::run, "gstore-wal-" + dir.getName());
-    this.writer.setDaemon(true);
-    this.writer.start();
+    this.writer = new BatchingThread<>("gstore-wal-" + dir.getName(), this::write);
   }
 
   /** Appends a record; the future completes with its sequence number in this stream once it is durable. */
@@ -64,7 +58,7 @@ final class WalStream implements Closeable {
     if (closed) {
       done.completeExceptionally(new IOException("the G-Store WAL is closed"));
     } else {
-      queue.add(new Pending(WalFormat.frame(payload), done));
+      writer.add(new Pending(WalFormat.frame(payload), done));
     }
     return done;
   }
@@ -78,45 +72,34 @@ final class WalStream implements Closeable {
     return new Path(dir, String.format("%020d.wal", seq));
   }
 
-  private void run() {
-    List<Pending> batch = new ArrayList<>();
-    while (!closed) {
-      try {
-        batch.add(queue.take());
-      } catch (InterruptedException e) {
-        break;
+  private void write(List<Pending> batch) {
+    try {
+      long start = System.nanoTime();
+      for (Pending p : batch) {
+        out.write(p.frame);
+        fileBytes += p.frame.length;
       }
-      queue.drainTo(batch);
-      try {
-        long start = System.nanoTime();
-        for (Pending p : batch) {
-          out.write(p.frame);
-          fileBytes += p.frame.length;
-        }
-        if (hsync) {
-          out.hsync();
-        } else {
-          out.hflush();
-        }
-        metrics.synced(batch.size(), System.nanoTime() - start);
-        for (Pending p : batch) {
-          p.done.complete(nextSeq++);
-        }
-        if (fileBytes >= rollBytes) {
-          roll();
-        }
-      } catch (IOException e) {
-        LOG.error("G-Store WAL write to {} failed; failing {} commits and rolling", currentFile(), batch.size(), e);
-        batch.forEach(p -> p.done.completeExceptionally(e));
-        try {
-          roll();
-        } catch (IOException rollFailure) {
-          LOG.error("G-Store WAL cannot roll to a new file", rollFailure);
-        }
+      if (hsync) {
+        out.hsync();
+      } else {
+        out.hflush();
       }
-      batch.clear();
+      metrics.synced(batch.size(), System.nanoTime() - start);
+      for (Pending p : batch) {
+        p.done.complete(nextSeq++);
+      }
+      if (fileBytes >= rollBytes) {
+        roll();
+      }
+    } catch (IOException e) {
+      LOG.error("G-Store WAL write to {} failed; failing {} commits and rolling", currentFile(), batch.size(), e);
+      batch.forEach(p -> p.done.completeExceptionally(e));
+      try {
+        roll();
+      } catch (IOException rollFailure) {
+        LOG.error("G-Store WAL cannot roll to a new file", rollFailure);
+      }
     }
-    failAll(new IOException("the G-Store WAL is closed"));
   }
 
   private synchronized void roll() throws IOException {
@@ -132,22 +115,11 @@ final class WalStream implements Closeable {
     fileBytes = 0;
   }
 
-  private void failAll(IOException e) {
-    List<Pending> left = new ArrayList<>();
-    queue.drainTo(left);
-    left.forEach(p -> p.done.completeExceptionally(e));
-  }
-
   @Override
   public void close() {
     closed = true;
-    writer.interrupt();
-    try {
-      writer.join(5_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    failAll(new IOException("the G-Store WAL is closed"));
+    IOException gone = new IOException("the G-Store WAL is closed");
+    writer.close(5_000).forEach(p -> p.done.completeExceptionally(gone));
     synchronized (this) {
       try {
         out.close();

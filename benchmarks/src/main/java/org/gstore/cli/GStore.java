@@ -1,84 +1,150 @@
 package org.gstore.cli;
 
 import java.io.File;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.gstore.bench.Benchmark;
+import org.gstore.bench.Reports;
 import org.gstore.testing.GStoreMiniCluster;
 
 /**
  * The {@code gstore} command line.
  *
  * <pre>
- * gstore demo [--conf hbase-site.xml] [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
+ * gstore demo  [--conf hbase-site.xml] [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
+ * gstore bench [--conf hbase-site.xml] [--quick] [--clients 1,2,4] [--workloads gaming,group-create]
+ *              [--k 50] [--n 20] [--delta-ms 10] [--rows N] [--keys random|contiguous] [--seconds S]
+ *              [--warmup S] [--out target/bench]
  * </pre>
  *
  * Without {@code --conf} it starts an embedded cluster (HDFS, ZooKeeper, HBase with G-Store, 3 region servers).
  */
 public final class GStore {
+  private static final String USAGE = """
+      usage: gstore demo  [--conf hbase-site.xml] [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
+             gstore bench [--conf hbase-site.xml] [--quick] [--clients 1,2,4] [--workloads gaming,group-create]
+                          [--k 50] [--n 20] [--delta-ms 10] [--rows N] [--keys random|contiguous]
+                          [--seconds S] [--warmup S] [--out target/bench]""";
+
+  private interface Job {
+    boolean run(Connection connection, boolean embedded) throws Exception;
+  }
+
   private GStore() {}
 
   public static void main(String[] argv) throws Exception {
-    Deque<String> args = new ArrayDeque<>(List.of(argv));
-    String command = args.isEmpty() ? "help" : args.pop();
-    if (!command.equals("demo")) {
-      System.err.println("usage: gstore demo [--conf hbase-site.xml] [--players N] [--games N] [--dealers N]"
-          + " [--seats N] [--bets N]");
-      System.exit(command.equals("help") ? 0 : 2);
+    if (argv.length == 0 || argv[0].equals("help") || argv[0].equals("--help")) {
+      System.out.println(USAGE);
+      System.exit(0);
     }
-    String conf = null;
-    int players = 2_000;
-    int games = 60;
-    int dealers = 8;
-    int seats = 8;
-    int bets = 40;
-    while (!args.isEmpty()) {
-      String flag = args.pop();
-      if (args.isEmpty()) {
-        fail("missing value after " + flag);
-      }
-      String value = args.pop();
-      switch (flag) {
-        case "--conf" -> conf = value;
-        case "--players" -> players = positive(flag, value);
-        case "--games" -> games = positive(flag, value);
-        case "--dealers" -> dealers = positive(flag, value);
-        case "--seats" -> seats = positive(flag, value);
-        case "--bets" -> bets = positive(flag, value);
-        default -> fail("unknown option " + flag);
-      }
-    }
-    if (seats < 2 || seats > players) {
-      fail("--seats must be between 2 and --players");
-    }
-    CasinoDemo.Settings settings = new CasinoDemo.Settings(players, games, dealers, seats, bets, 1_000, 42,
-        conf == null);
-    boolean ok;
-    if (conf != null) {
-      if (!new File(conf).isFile()) {
-        fail("no such file: " + conf);
-      }
-      Configuration c = HBaseConfiguration.create();
-      c.addResource(new Path(new File(conf).getAbsolutePath()));
-      System.out.println("Connecting to the cluster of " + conf);
-      try (Connection connection = ConnectionFactory.createConnection(c)) {
-        ok = new CasinoDemo(connection, settings, System.out).run();
-      }
-    } else {
-      System.out.println("Starting an embedded cluster: HDFS, ZooKeeper, HBase with G-Store on 3 region servers...");
-      try (GStoreMiniCluster cluster = GStoreMiniCluster.start(3)) {
-        ok = new CasinoDemo(cluster.getConnection(), settings, System.out).run();
-      }
-    }
-    System.exit(ok ? 0 : 1);
+    Map<String, String> options = options(argv);
+    Job job = switch (argv[0]) {
+      case "demo" -> demo(options);
+      case "bench" -> bench(options);
+      default -> throw fail("unknown command '" + argv[0] + "'\n" + USAGE);
+    };
+    System.exit(withCluster(options.get("--conf"), job) ? 0 : 1);
   }
 
-  private static int positive(String flag, String value) {
+  private static Job demo(Map<String, String> o) {
+    allow(o, "--conf", "--players", "--games", "--dealers", "--seats", "--bets");
+    int players = positive(o, "--players", 2_000);
+    int seats = positive(o, "--seats", 8);
+    if (seats < 2 || seats > players) {
+      throw fail("--seats must be between 2 and --players");
+    }
+    int games = positive(o, "--games", 60);
+    int dealers = positive(o, "--dealers", 8);
+    int bets = positive(o, "--bets", 40);
+    return (connection, embedded) -> new CasinoDemo(connection,
+        new CasinoDemo.Settings(players, games, dealers, seats, bets, 1_000, 42, embedded), System.out).run();
+  }
+
+  private static Job bench(Map<String, String> o) {
+    allow(o, "--conf", "--quick", "--clients", "--workloads", "--k", "--n", "--delta-ms", "--rows", "--keys",
+        "--seconds", "--warmup", "--out");
+    boolean quick = o.containsKey("--quick");
+    List<Integer> clients = new ArrayList<>();
+    for (String c : o.getOrDefault("--clients", quick ? "1,2,4" : "1,2,4,8,16").split(",")) {
+      clients.add(positive(Map.of("--clients", c.trim()), "--clients", 1));
+    }
+    String keys = o.getOrDefault("--keys", "random");
+    if (!keys.equals("random") && !keys.equals("contiguous")) {
+      throw fail("--keys must be random or contiguous");
+    }
+    int k = positive(o, "--k", 50);
+    Benchmark.Settings settings = new Benchmark.Settings(clients,
+        List.of(o.getOrDefault("--workloads", "gaming,group-create").split(",")), k, positive(o, "--n", 20),
+        Long.parseLong(o.getOrDefault("--delta-ms", "10")), positive(o, "--rows", 20_000),
+        keys.equals("contiguous"), 1_000L * positive(o, "--warmup", quick ? 3 : 10),
+        1_000L * positive(o, "--seconds", quick ? 15 : 60));
+    Path out = Path.of(o.getOrDefault("--out", "target/bench"));
+    return (connection, embedded) -> {
+      var results = new Benchmark(connection, settings, System.out).run();
+      Reports.write(results, out);
+      System.out.println("Results in " + out.toAbsolutePath() + " (summary.csv, summary.json, *.png)");
+      return true;
+    };
+  }
+
+  private static boolean withCluster(String conf, Job job) throws Exception {
+    if (conf != null) {
+      if (!new File(conf).isFile()) {
+        throw fail("no such file: " + conf);
+      }
+      Configuration c = HBaseConfiguration.create();
+      c.addResource(new org.apache.hadoop.fs.Path(new File(conf).getAbsolutePath()));
+      System.out.println("Connecting to the cluster of " + conf);
+      try (Connection connection = ConnectionFactory.createConnection(c)) {
+        return job.run(connection, false);
+      }
+    }
+    System.out.println("Starting an embedded cluster: HDFS, ZooKeeper, HBase with G-Store on 3 region servers...");
+    try (GStoreMiniCluster cluster = GStoreMiniCluster.start(3)) {
+      return job.run(cluster.getConnection(), true);
+    }
+  }
+
+  /** {@code --flag value} pairs after the command; {@code --quick} takes no value. */
+  private static Map<String, String> options(String[] argv) {
+    Map<String, String> options = new HashMap<>();
+    for (int i = 1; i < argv.length; i++) {
+      String flag = argv[i];
+      if (!flag.startsWith("--")) {
+        throw fail("unexpected argument '" + flag + "'");
+      }
+      if (flag.equals("--quick")) {
+        options.put(flag, "true");
+      } else if (i + 1 < argv.length) {
+        options.put(flag, argv[++i]);
+      } else {
+        throw fail("missing value after " + flag);
+      }
+    }
+    return options;
+  }
+
+  private static void allow(Map<String, String> options, String... known) {
+    for (String flag : options.keySet()) {
+      if (!Set.of(known).contains(flag)) {
+        throw fail("unknown option " + flag + "\n" + USAGE);
+      }
+    }
+  }
+
+  private static int positive(Map<String, String> options, String flag, int dflt) {
+    String value = options.get(flag);
+    if (value == null) {
+      return dflt;
+    }
     try {
       int n = Integer.parseInt(value);
       if (n > 0) {
@@ -87,12 +153,12 @@ public final class GStore {
     } catch (NumberFormatException e) {
       // reported below
     }
-    fail(flag + " must be a positive whole number, not '" + value + "'");
-    return 0;
+    throw fail(flag + " must be a positive whole number, not '" + value + "'");
   }
 
-  private static void fail(String message) {
+  private static RuntimeException fail(String message) {
     System.err.println("gstore: " + message);
     System.exit(2);
+    return new IllegalStateException(message);
   }
 }

@@ -1,0 +1,110 @@
+package org.gstore.bench.ycsb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.gstore.testing.GStoreMiniCluster;
+import org.gstore.testing.junit.WithMiniCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Both bindings through YCSB's standard client ({@code site.ycsb.Client}), in a child JVM exactly as a user runs
+ * it: load, then a 50/50 read/update run; the rows written and the operations counted are checked.
+ */
+@WithMiniCluster(regionServers = 3)
+class YcsbBindingTest {
+  private static final byte[] FAMILY = Bytes.toBytes("family");
+
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void gstoreAndHBaseBindingsRunYcsbsStandardClient(GStoreMiniCluster cluster, @TempDir Path dir) throws Exception {
+    Path site = dir.resolve("hbase-site.xml");
+    try (FileOutputStream out = new FileOutputStream(site.toFile())) {
+      cluster.getConfiguration().writeXml(out);
+    }
+    Path workload = dir.resolve("workload");
+    Files.writeString(workload, String.join("\n",
+        "workload=site.ycsb.workloads.CoreWorkload", "recordcount=200", "operationcount=300", "fieldcount=2",
+        "readproportion=0.5", "updateproportion=0.5", "scanproportion=0", "insertproportion=0",
+        "requestdistribution=uniform", "readallfields=true"));
+
+    for (String binding : List.of("HBaseYcsbClient", "GStoreYcsbClient")) {
+      TableName table = TableName.valueOf("ycsb_" + binding.toLowerCase());
+      cluster.createTable(table, new byte[][] {FAMILY}, new byte[][] {Bytes.toBytes("user4"),
+          Bytes.toBytes("user7")}).close();
+      String db = "org.gstore.bench.ycsb." + binding;
+      String load = ycsb(dir, "-load", "-db", db, "-P", workload.toString(), "-p", "table=" + table,
+          "-p", "columnfamily=family", "-p", "hbase.conf=" + site, "-threads", "2");
+      assertThat(load).contains("[INSERT], Operations, 200").contains("[INSERT], Return=OK, 200");
+      assertThat(rows(cluster, table)).as("rows loaded by " + binding).isEqualTo(200);
+
+      String run = ycsb(dir, "-t", "-db", db, "-P", workload.toString(), "-p", "table=" + table,
+          "-p", "columnfamily=family", "-p", "hbase.conf=" + site, "-threads", "3",
+          "-p", "gstore.groupsize=8", "-p", "gstore.opspergroup=25", "-p", "gstore.txnsize=2");
+      assertThat(run).contains("[OVERALL], RunTime(ms)");
+      assertThat(count(run, "[READ], Operations") + count(run, "[UPDATE], Operations")).isEqualTo(300);
+      assertThat(run).doesNotContain("Return=ERROR");
+      if (binding.startsWith("GStore")) {
+        assertThat(count(run, "[GROUP-CREATE], Operations")).as("a new group every 25 operations per thread")
+            .isGreaterThanOrEqualTo(12);
+      }
+      assertThat(rows(cluster, table)).as("no row appeared or vanished").isEqualTo(200);
+    }
+  }
+
+  private static long count(String output, String prefix) {
+    return output.lines().filter(l -> l.startsWith(prefix + ", ")).mapToLong(l -> Long.parseLong(
+        l.substring(l.lastIndexOf(',') + 1).trim())).sum();
+  }
+
+  private static int rows(GStoreMiniCluster cluster, TableName name) throws IOException {
+    int n = 0;
+    try (Table t = cluster.getConnection().getTable(name); ResultScanner rs = t.getScanner(new Scan())) {
+      for (Result r : rs) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Runs {@code site.ycsb.Client} in a child JVM with this test's classpath and JVM flags; returns its output. */
+  private static String ycsb(Path dir, String... args) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (a.startsWith("--add-") || a.startsWith("-Dorg.apache.hbase")) {
+        command.add(a);
+      }
+    }
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add("site.ycsb.Client");
+    command.addAll(List.of(args));
+    File output = dir.resolve("ycsb-" + System.nanoTime() + ".out").toFile();
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output).start();
+    if (!p.waitFor(3, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError("YCSB did not finish: " + Files.readString(output.toPath()));
+    }
+    String text = Files.readString(output.toPath(), StandardCharsets.UTF_8);
+    assertThat(p.exitValue()).as(text).isZero();
+    return text;
+  }
+}

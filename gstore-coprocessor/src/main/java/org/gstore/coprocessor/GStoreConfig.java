@@ -17,7 +17,6 @@ public record GStoreConfig(
     int datagramMaxBytes,
     ProtocolConfig protocol,
     long endpointWaitMillis,
-    long locatorCacheMillis,
     String walDir,
     int walStreams,
     long walRollBytes,
@@ -34,7 +33,6 @@ public record GStoreConfig(
   public static final String GROUP_MAX_SIZE = "gstore.group.max.size";
   public static final String TOMBSTONE_RETENTION_MS = "gstore.group.tombstone.retention.ms";
   public static final String ENDPOINT_WAIT_MS = "gstore.endpoint.wait.ms";
-  public static final String LOCATOR_CACHE_MS = "gstore.locator.cache.ms";
   public static final String WAL_DIR = "gstore.wal.dir";
   public static final String WAL_STREAMS = "gstore.wal.streams";
   public static final String WAL_ROLL_BYTES = "gstore.wal.roll.bytes";
@@ -62,7 +60,6 @@ public record GStoreConfig(
         maxBytes,
         protocol,
         longIn(conf, ENDPOINT_WAIT_MS, 20_000, 10, 600_000),
-        longIn(conf, LOCATOR_CACHE_MS, 2_000, 0, 3_600_000),
         conf.getTrimmed(WAL_DIR, ""),
         intIn(conf, WAL_STREAMS, 1, 1, 64),
         longIn(conf, WAL_ROLL_BYTES, 64L << 20, 1 << 16, 16L << 30),

@@ -97,7 +97,7 @@ final class GStoreServer implements Closeable {
     this.ownerToken = new OwnerToken(config.clusterSecret());
     this.tables = new StateTables(env.getConnection());
     this.metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
-    this.locator = new HBaseKeyLocator(env.getConnection(), config.locatorCacheMillis(), System::currentTimeMillis);
+    this.locator = new HBaseKeyLocator(env.getConnection());
     this.peers = new PeerRegistry(env.getConfiguration());
     this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes()), metrics);
     this.writer = new StepWriter(serverName.getAddress().toString(), tables, hosted, metrics, this::send, this::answer);
@@ -315,7 +315,9 @@ final class GStoreServer implements Closeable {
   private void send(Datagram d) {
     InetSocketAddress to = peers.addressOf(d.to());
     if (to == null) {
-      LOG.debug("no G-Store peer {} to send to; the retry will re-resolve", d.to());
+      // the server is gone or runs no G-Store region: its keys moved; look them up afresh for the retries
+      LOG.debug("no G-Store peer {}; re-resolving its keys", d.to());
+      d.messages().forEach(m -> locator.invalidate(m.destination()));
       return;
     }
     transport.send(d, to);

@@ -3,8 +3,10 @@ package org.gstore.common.protocol;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -20,6 +22,8 @@ class Follower {
   private final UidSource uids;
   private final ProtocolStats stats;
   private final Map<Key, Entry> owners = new LinkedHashMap<>();
+  /** Keys retrying their JA: ticks look at these only, not at every key in a group. */
+  private final Set<Entry> joining = new LinkedHashSet<>();
 
   /** A key that is not free, and the timer of its {@code JA} retries while it is joining. */
   private static final class Entry {
@@ -42,7 +46,9 @@ class Follower {
     Entry e = owners.get(j.member());
     if (e == null) {
       OwnerRecord r = new OwnerRecord(j.member(), j.group(), uids.next(fx), OwnerRecord.State.JOINING);
-      owners.put(j.member(), new Entry(r, new Retry(config, now)));
+      Entry joined = new Entry(r, new Retry(config, now));
+      owners.put(j.member(), joined);
+      joining.add(joined);
       fx.persist(new StateChange.PutOwner(r));
       fx.send(JoinAck.joined(j.group(), j.member(), r.yieldId()));
     } else if (isSameGroup(e.record, j)) {
@@ -60,6 +66,7 @@ class Follower {
     }
     e.record = new OwnerRecord(jaa.member(), jaa.group(), jaa.yieldId(), OwnerRecord.State.YIELDED);
     e.retry = null;
+    joining.remove(e);
     fx.persist(new StateChange.PutOwner(e.record));
   }
 
@@ -67,6 +74,7 @@ class Follower {
     Entry e = owners.get(d.member());
     if (e != null && e.record.group().equals(d.group())) {
       owners.remove(d.member());
+      joining.remove(e);
       fx.persist(new StateChange.RemoveOwner(d.member()));
     }
     // Answered whatever it was: duplicate, stale, for an unknown group or valid. The DA is not retried.
@@ -87,8 +95,8 @@ class Follower {
   }
 
   void tick(long now, Effects fx) {
-    for (Entry e : owners.values()) {
-      if (e.retry != null && e.retry.fire(now)) {
+    for (Entry e : joining) {
+      if (e.retry.fire(now)) {
         fx.send(JoinAck.joined(e.record.group(), e.record.key(), e.record.yieldId()));
         stats.messagesRetried++;
       }
@@ -97,10 +105,8 @@ class Follower {
 
   long nextWakeup() {
     long next = Long.MAX_VALUE;
-    for (Entry e : owners.values()) {
-      if (e.retry != null) {
-        next = Math.min(next, e.retry.dueAt());
-      }
+    for (Entry e : joining) {
+      next = Math.min(next, e.retry.dueAt());
     }
     return next;
   }
@@ -108,13 +114,19 @@ class Follower {
   /** Takes over a key this node now hosts; a joining key resumes its JA retries at once. */
   void load(OwnerRecord record, long now) {
     Retry retry = record.state() == OwnerRecord.State.JOINING ? Retry.immediately(config, now) : null;
-    owners.put(record.key(), new Entry(record, retry));
+    Entry e = new Entry(record, retry);
+    owners.put(record.key(), e);
+    if (retry != null) {
+      joining.add(e);
+    }
   }
 
   void unload(Predicate<Key> gone) {
-    Iterator<Key> it = owners.keySet().iterator();
+    Iterator<Map.Entry<Key, Entry>> it = owners.entrySet().iterator();
     while (it.hasNext()) {
-      if (gone.test(it.next())) {
+      Map.Entry<Key, Entry> e = it.next();
+      if (gone.test(e.getKey())) {
+        joining.remove(e.getValue());
         it.remove();
       }
     }

@@ -2,7 +2,6 @@ package org.gstore.common.protocol;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -27,6 +26,11 @@ final class Leader {
   private final UidSource uids;
   private final ProtocolStats stats;
   private final Map<GroupId, LeaderGroup> groups = new LinkedHashMap<>();
+  /** Groups with a retry timer (being created or deleted): ticks look at these only, not at every group. */
+  private final Set<LeaderGroup> retrying = new LinkedHashSet<>();
+  /** Tombstones by expiry; an entry whose group was replaced or unloaded is skipped when it comes up. */
+  private final java.util.PriorityQueue<LeaderGroup> tombstones =
+      new java.util.PriorityQueue<>(java.util.Comparator.comparingLong(g -> g.endedAt));
   /** Groups changed in the current step: each is written once, by {@link #flush}, however often it changed. */
   private final Set<LeaderGroup> dirty = new LinkedHashSet<>();
 
@@ -58,6 +62,7 @@ final class Leader {
         new Retry(config, now));
     g.createWaiters.add(req.requestId());
     groups.put(req.group(), g); // replaces a tombstone of an earlier group with this name, if any
+    retrying.add(g);
     persist(g);
     for (Key k : members.keySet()) {
       fx.send(new Join(ref, k));
@@ -141,6 +146,7 @@ final class Leader {
     }
     g.phase = GroupPhase.ACTIVE;
     g.retry = null;
+    retrying.remove(g);
     persist(g);
     stats.groupsCreated++;
     GroupRecord record = g.toRecord();
@@ -163,6 +169,7 @@ final class Leader {
     }
     g.phase = GroupPhase.DELETING;
     g.retry = new Retry(config, now);
+    retrying.add(g);
     persist(g);
     sendDeletes(g, fx);
     endIfReleased(g, now, fx);
@@ -188,6 +195,8 @@ final class Leader {
     g.phase = GroupPhase.ENDED;
     g.endedAt = now;
     g.retry = null;
+    retrying.remove(g);
+    tombstones.add(g);
     persist(g);
     stats.groupsDeleted++;
     for (String waiter : g.deleteWaiters) {
@@ -197,17 +206,15 @@ final class Leader {
   }
 
   void tick(long now, Effects fx) {
-    Iterator<LeaderGroup> it = groups.values().iterator();
-    while (it.hasNext()) {
-      LeaderGroup g = it.next();
-      if (g.phase == GroupPhase.ENDED) {
-        if (now >= expiry(g)) {
-          it.remove();
-          fx.persist(new StateChange.RemoveGroup(g.ref));
-        }
-        continue;
+    while (!tombstones.isEmpty() && now >= expiry(tombstones.peek())) {
+      LeaderGroup g = tombstones.poll();
+      if (groups.get(g.ref.id()) == g) {
+        groups.remove(g.ref.id());
+        fx.persist(new StateChange.RemoveGroup(g.ref));
       }
-      if (g.retry == null || !g.retry.fire(now)) {
+    }
+    for (LeaderGroup g : List.copyOf(retrying)) {
+      if (!g.retry.fire(now)) {
         continue;
       }
       int before = fx.messages().size();
@@ -235,13 +242,9 @@ final class Leader {
   }
 
   long nextWakeup() {
-    long next = Long.MAX_VALUE;
-    for (LeaderGroup g : groups.values()) {
-      if (g.phase == GroupPhase.ENDED) {
-        next = Math.min(next, expiry(g));
-      } else if (g.retry != null) {
-        next = Math.min(next, g.retry.dueAt());
-      }
+    long next = tombstones.isEmpty() ? Long.MAX_VALUE : expiry(tombstones.peek());
+    for (LeaderGroup g : retrying) {
+      next = Math.min(next, g.retry.dueAt());
     }
     return next;
   }
@@ -249,7 +252,13 @@ final class Leader {
   /** Takes over groups whose leader key this node now hosts; interrupted creates and deletes resume at once. */
   void load(GroupRecord record, long now) {
     boolean inProgress = record.phase() == GroupPhase.CREATING || record.phase() == GroupPhase.DELETING;
-    groups.put(record.id(), new LeaderGroup(record, inProgress ? Retry.immediately(config, now) : null));
+    LeaderGroup g = new LeaderGroup(record, inProgress ? Retry.immediately(config, now) : null);
+    groups.put(record.id(), g);
+    if (inProgress) {
+      retrying.add(g);
+    } else if (record.phase() == GroupPhase.ENDED) {
+      tombstones.add(g);
+    }
   }
 
   /** Gives up the groups led by keys this node no longer hosts; their waiting clients must retry elsewhere. */
@@ -262,6 +271,7 @@ final class Leader {
     }
     for (LeaderGroup g : leaving) {
       groups.remove(g.ref.id());
+      retrying.remove(g);
       String moved = "the leader key of " + g.ref.id() + " moved; retry";
       g.createWaiters.forEach(w -> fx.reply(new Reply.Create(w, Reply.Outcome.NOT_LEADER, null, moved)));
       g.deleteWaiters.forEach(w -> fx.reply(new Reply.Delete(w, Reply.Outcome.NOT_LEADER, moved)));

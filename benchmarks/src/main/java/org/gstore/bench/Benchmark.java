@@ -28,7 +28,7 @@ public final class Benchmark {
    * @param rows players in the table (at least n * G * K for the paper's scale factor n)
    */
   public record Settings(List<Integer> clients, List<String> workloads, int k, int n, long deltaMillis, int rows,
-      boolean contiguous, long warmupMillis, long runMillis) {}
+      boolean contiguous, long warmupMillis, long runMillis, int sharedGroups, int txnSize, boolean zipfian) {}
 
   private final Connection connection;
   private final Settings settings;
@@ -50,7 +50,10 @@ public final class Benchmark {
           case "gaming" -> new GamingWorkload(new GamingWorkload.Params(settings.k(), settings.n(),
               settings.deltaMillis(), settings.rows(), settings.contiguous()), clients);
           case "group-create" -> new GroupCreateWorkload(settings.k(), settings.rows(), clients);
-          default -> throw new IllegalArgumentException("unknown workload '" + name + "' (gaming, group-create)");
+          case "ycsb-a", "ycsb-b", "ycsb-f" -> new YcsbWorkload(YcsbWorkload.Mix.of(name), settings.zipfian(),
+              Math.min(settings.k(), 20), settings.sharedGroups(), settings.txnSize(), settings.rows(), clients);
+          default -> throw new IllegalArgumentException("unknown workload '" + name
+              + "' (gaming, group-create, ycsb-a, ycsb-b, ycsb-f)");
         };
         for (BenchSystem system : BenchSystem.values()) {
           if (!workload.supports(system)) {
@@ -59,8 +62,9 @@ public final class Benchmark {
           for (int c : settings.clients()) {
             Recorder.Result r = runPoint(workload, system, c);
             results.add(r);
-            out.printf("  %-6s %-13s %3d clients: %8.1f ops/s  p50 %7.2f ms  p99 %7.2f ms  mean %7.2f ms%n",
-                r.system(), r.workload(), r.clients(), r.throughput(), r.p50Ms(), r.p99Ms(), r.meanMs());
+            out.printf("  %-6s %-17s %3d clients: %8.1f ops/s  p50 %7.2f ms  p99 %7.2f ms  mean %7.2f ms"
+                + "  aborts %4.1f%%%n", r.system(), r.workload(), r.clients(), r.throughput(), r.p50Ms(), r.p99Ms(),
+                r.meanMs(), 100 * r.abortRate());
           }
         }
       }
@@ -71,6 +75,7 @@ public final class Benchmark {
   private Recorder.Result runPoint(Workload workload, BenchSystem system, int clients) throws Exception {
     Recorder recorder = new Recorder(TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis()),
         TimeUnit.MILLISECONDS.toNanos(settings.runMillis()));
+    workload.setUp(system);
     ExecutorService pool = Executors.newFixedThreadPool(clients);
     try {
       List<Future<?>> running = new ArrayList<>();
@@ -86,6 +91,7 @@ public final class Benchmark {
       }
     } finally {
       pool.shutdownNow();
+      workload.tearDown(system);
     }
     return recorder.result(system.label, workload.name(), clients);
   }

@@ -31,8 +31,9 @@ public final class Reports {
           r.ops(), r.throughput(), r.p50Ms(), r.p99Ms(), r.abortRate()));
       json.append(String.format(Locale.ROOT, "  {\"system\": \"%s\", \"workload\": \"%s\", \"clients\": %d,"
           + " \"ops\": %d, \"throughput_ops_s\": %.1f, \"p50_ms\": %.3f, \"p99_ms\": %.3f, \"mean_ms\": %.3f,"
-          + " \"abort_rate\": %.4f}%s%n", r.system(), r.workload(), r.clients(), r.ops(), r.throughput(), r.p50Ms(),
-          r.p99Ms(), r.meanMs(), r.abortRate(), i + 1 < results.size() ? "," : ""));
+          + " \"abort_rate\": %.4f, \"goodput_ops_s\": %.1f}%s%n", r.system(), r.workload(), r.clients(), r.ops(),
+          r.throughput(), r.p50Ms(), r.p99Ms(), r.meanMs(), r.abortRate(), r.throughput() * (1 - r.abortRate()),
+          i + 1 < results.size() ? "," : ""));
     }
     json.append("]\n");
     Files.write(dir.resolve("summary.csv"), csv, StandardCharsets.UTF_8);

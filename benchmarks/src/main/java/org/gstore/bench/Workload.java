@@ -14,4 +14,10 @@ interface Workload {
   boolean supports(BenchSystem system);
 
   void runClient(BenchSystem system, int client, Recorder recorder) throws IOException;
+
+  /** Before the clients of one run point start (for example, forming groups they share). */
+  default void setUp(BenchSystem system) throws IOException {}
+
+  /** After they stopped. */
+  default void tearDown(BenchSystem system) throws IOException {}
 }

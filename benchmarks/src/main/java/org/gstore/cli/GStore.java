@@ -20,9 +20,10 @@ import org.gstore.testing.GStoreMiniCluster;
  *
  * <pre>
  * gstore demo  [--conf hbase-site.xml] [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
- * gstore bench [--conf hbase-site.xml] [--quick] [--clients 1,2,4] [--workloads gaming,group-create]
- *              [--k 50] [--n 20] [--delta-ms 10] [--rows N] [--keys random|contiguous] [--seconds S]
- *              [--warmup S] [--out target/bench]
+ * gstore bench [--conf hbase-site.xml] [--quick] [--clients 1,2,4]
+ *              [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20] [--delta-ms 10] [--rows N]
+ *              [--keys random|contiguous] [--distribution zipfian|uniform] [--shared-groups 8] [--txn-size 4]
+ *              [--seconds S] [--warmup S] [--out target/bench]
  * </pre>
  *
  * Without {@code --conf} it starts an embedded cluster (HDFS, ZooKeeper, HBase with G-Store, 3 region servers).
@@ -30,9 +31,10 @@ import org.gstore.testing.GStoreMiniCluster;
 public final class GStore {
   private static final String USAGE = """
       usage: gstore demo  [--conf hbase-site.xml] [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
-             gstore bench [--conf hbase-site.xml] [--quick] [--clients 1,2,4] [--workloads gaming,group-create]
-                          [--k 50] [--n 20] [--delta-ms 10] [--rows N] [--keys random|contiguous]
-                          [--seconds S] [--warmup S] [--out target/bench]""";
+             gstore bench [--conf hbase-site.xml] [--quick] [--clients 1,2,4]
+                          [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20] [--delta-ms 10]
+                          [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
+                          [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]""";
 
   private interface Job {
     boolean run(Connection connection, boolean embedded) throws Exception;
@@ -70,7 +72,7 @@ public final class GStore {
 
   private static Job bench(Map<String, String> o) {
     allow(o, "--conf", "--quick", "--clients", "--workloads", "--k", "--n", "--delta-ms", "--rows", "--keys",
-        "--seconds", "--warmup", "--out");
+        "--distribution", "--shared-groups", "--txn-size", "--seconds", "--warmup", "--out");
     boolean quick = o.containsKey("--quick");
     List<Integer> clients = new ArrayList<>();
     for (String c : o.getOrDefault("--clients", quick ? "1,2,4" : "1,2,4,8,16").split(",")) {
@@ -80,12 +82,18 @@ public final class GStore {
     if (!keys.equals("random") && !keys.equals("contiguous")) {
       throw fail("--keys must be random or contiguous");
     }
+    String distribution = o.getOrDefault("--distribution", "zipfian");
+    if (!distribution.equals("zipfian") && !distribution.equals("uniform")) {
+      throw fail("--distribution must be zipfian or uniform");
+    }
     int k = positive(o, "--k", 50);
+    String workloads = quick ? "gaming,group-create,ycsb-a" : "gaming,group-create,ycsb-a,ycsb-b,ycsb-f";
     Benchmark.Settings settings = new Benchmark.Settings(clients,
-        List.of(o.getOrDefault("--workloads", "gaming,group-create").split(",")), k, positive(o, "--n", 20),
+        List.of(o.getOrDefault("--workloads", workloads).split(",")), k, positive(o, "--n", 20),
         Long.parseLong(o.getOrDefault("--delta-ms", "10")), positive(o, "--rows", 20_000),
-        keys.equals("contiguous"), 1_000L * positive(o, "--warmup", quick ? 3 : 10),
-        1_000L * positive(o, "--seconds", quick ? 15 : 60));
+        keys.equals("contiguous"), 1_000L * positive(o, "--warmup", quick ? 2 : 10),
+        1_000L * positive(o, "--seconds", quick ? 10 : 60), positive(o, "--shared-groups", 8),
+        positive(o, "--txn-size", 4), distribution.equals("zipfian"));
     Path out = Path.of(o.getOrDefault("--out", "target/bench"));
     return (connection, embedded) -> {
       var results = new Benchmark(connection, settings, System.out).run();

@@ -1,0 +1,141 @@
+package org.gstore.bench;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.gstore.client.GroupSpec;
+import org.gstore.client.KeyGroup;
+import org.gstore.client.RowKey;
+import org.gstore.client.Transaction;
+import org.gstore.client.TransactionConflictException;
+import site.ycsb.generator.NumberGenerator;
+import site.ycsb.generator.UniformLongGenerator;
+import site.ycsb.generator.ZipfianGenerator;
+
+/**
+ * YCSB's core mixes as transactions: A (50 % reads, 50 % updates), B (95/5) and F (read-modify-write), with
+ * uniform or zipfian row choice (YCSB's own generators). Clients share a pool of groups of K rows and run
+ * transactions of {@code txnSize} operations on a random group each time, so hot rows meet concurrent
+ * transactions and conflicts happen; aborted transactions count in throughput but not in goodput. Against plain
+ * HBase the same operations run one by one on the same rows. Latency is per operation: a transaction's time
+ * divided by its operations.
+ */
+final class YcsbWorkload implements Workload {
+  record Mix(String name, double readProportion, boolean readModifyWrite) {
+    static Mix of(String workload) {
+      return switch (workload) {
+        case "ycsb-a" -> new Mix(workload, 0.5, false);
+        case "ycsb-b" -> new Mix(workload, 0.95, false);
+        case "ycsb-f" -> new Mix(workload, 0.5, true);
+        default -> throw new IllegalArgumentException("unknown YCSB mix " + workload);
+      };
+    }
+  }
+
+  private final Mix mix;
+  private final boolean zipfian;
+  private final int k;
+  private final int groupCount;
+  private final int txnSize;
+  private final int rows;
+  private final BenchSystem.Clients clients;
+  private final List<KeyGroup> pool = new ArrayList<>();
+
+  YcsbWorkload(Mix mix, boolean zipfian, int k, int groupCount, int txnSize, int rows, BenchSystem.Clients clients) {
+    this.mix = mix;
+    this.zipfian = zipfian;
+    this.k = k;
+    this.groupCount = groupCount;
+    this.txnSize = txnSize;
+    this.rows = rows;
+    this.clients = clients;
+  }
+
+  @Override
+  public String name() {
+    return mix.name() + (zipfian ? "-zipfian" : "-uniform");
+  }
+
+  @Override
+  public boolean supports(BenchSystem system) {
+    return true;
+  }
+
+  /** The groups all clients share: contiguous ranges of K players, formed before the clients start. */
+  @Override
+  public void setUp(BenchSystem system) throws IOException {
+    if (system == BenchSystem.GSTORE) {
+      for (int g = 0; g < groupCount; g++) {
+        List<byte[]> members = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+          members.add(Players.row(g * k + i, rows));
+        }
+        pool.add(clients.gstore().createGroup(GroupSpec.builder().members(Players.TABLE, members).build()));
+      }
+    }
+  }
+
+  @Override
+  public void tearDown(BenchSystem system) throws IOException {
+    for (KeyGroup g : pool) {
+      g.delete();
+    }
+    pool.clear();
+  }
+
+  @Override
+  public void runClient(BenchSystem system, int client, Recorder recorder) throws IOException {
+    Random random = new Random(3_000L + client);
+    NumberGenerator row = zipfian ? new ZipfianGenerator(0, k - 1) : new UniformLongGenerator(0, k - 1);
+    try (Table table = clients.connection().getTable(Players.TABLE)) {
+      while (!recorder.done()) {
+        int g = random.nextInt(groupCount);
+        long start = System.nanoTime();
+        if (system == BenchSystem.GSTORE) {
+          transaction(pool.get(g), row, random, recorder);
+        } else {
+          for (int i = 0; i < txnSize; i++) {
+            byte[] r = Players.row(g * k + row.nextValue().intValue(), rows);
+            boolean read = random.nextDouble() < mix.readProportion();
+            if (read || mix.readModifyWrite()) {
+              table.get(new Get(r));
+            }
+            if (!read || mix.readModifyWrite()) {
+              table.put(new Put(r).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
+            }
+          }
+        }
+        long perOp = (System.nanoTime() - start) / txnSize;
+        for (int i = 0; i < txnSize; i++) {
+          recorder.op(perOp);
+        }
+      }
+    }
+  }
+
+  private void transaction(KeyGroup group, NumberGenerator row, Random random, Recorder recorder)
+      throws IOException {
+    List<RowKey> members = List.copyOf(group.members());
+    try (Transaction txn = group.begin()) {
+      for (int i = 0; i < txnSize; i++) {
+        byte[] r = members.get(Math.min(members.size() - 1, row.nextValue().intValue())).row();
+        boolean read = random.nextDouble() < mix.readProportion();
+        if (read || mix.readModifyWrite()) {
+          txn.get(Players.TABLE, new Get(r));
+        }
+        if (!read || mix.readModifyWrite()) {
+          txn.put(Players.TABLE, new Put(r).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
+        }
+      }
+      txn.commit();
+      recorder.committed();
+    } catch (TransactionConflictException e) {
+      recorder.aborted();
+    }
+  }
+}

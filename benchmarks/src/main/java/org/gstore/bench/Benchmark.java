@@ -77,7 +77,10 @@ public final class Benchmark {
         TimeUnit.MILLISECONDS.toNanos(settings.runMillis()));
     workload.setUp(system);
     ExecutorService pool = Executors.newFixedThreadPool(clients);
-    try {
+    long start = System.nanoTime();
+    double total = settings.warmupMillis() + settings.runMillis();
+    try (ProgressBar bar = new ProgressBar(out, () -> (System.nanoTime() - start) / 1e6 / total,
+        () -> String.format("%s %s, %d clients", system.label, workload.name(), clients))) {
       List<Future<?>> running = new ArrayList<>();
       for (int c = 0; c < clients; c++) {
         int client = c;

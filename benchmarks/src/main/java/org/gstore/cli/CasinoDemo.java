@@ -9,7 +9,6 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -24,6 +23,7 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.gstore.bench.ProgressBar;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupCreationException;
 import org.gstore.client.GroupSpec;
@@ -75,9 +75,9 @@ final class CasinoDemo {
     long walSyncs = ServerMetrics.counter("walSyncs");
     long start = System.nanoTime();
     ExecutorService dealers = Executors.newFixedThreadPool(settings.concurrency());
-    Progress progress = new Progress(out, settings.games(), gamesPlayed, commits, this::sampleShipperLag);
-    progress.start();
-    try (GStoreClient client = GStoreClient.create(connection)) {
+    try (GStoreClient client = GStoreClient.create(connection);
+        ProgressBar progress = new ProgressBar(out, () -> (double) gamesPlayed.get() / settings.games(),
+            () -> progressLine(start))) {
       List<Future<?>> running = new ArrayList<>();
       AtomicLong next = new AtomicLong();
       for (int d = 0; d < settings.concurrency(); d++) {
@@ -96,7 +96,6 @@ final class CasinoDemo {
       }
     } finally {
       dealers.shutdownNow();
-      progress.stop();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     long total = totalChips();
@@ -251,6 +250,14 @@ final class CasinoDemo {
         total == expected ? "OK, every chip accounted for" : "MISMATCH");
   }
 
+  /** The progress bar's text; also samples the shipper's lag, a few times a second. */
+  private String progressLine(long start) {
+    sampleShipperLag();
+    double seconds = Math.max(1e-3, (System.nanoTime() - start) / 1e9);
+    return String.format("%d/%d games, %d bets, %.0f bets/s", gamesPlayed.get(), settings.games(), commits.get(),
+        commits.get() / seconds);
+  }
+
   private void sampleShipperLag() {
     if (settings.embedded()) {
       maxShipperLagRecords.accumulateAndGet(ServerMetrics.gauge("shipperLagRecords"), Math::max);
@@ -287,58 +294,6 @@ final class CasinoDemo {
       Collections.sort(sorted);
       int i = (int) Math.min(sorted.size() - 1, Math.ceil(percentile / 100 * sorted.size()) - 1);
       return sorted.get(Math.max(0, i)) / 1e6;
-    }
-  }
-
-  /** A one-line progress bar, redrawn a few times a second. */
-  static final class Progress {
-    private final PrintStream out;
-    private final long total;
-    private final AtomicLong done;
-    private final AtomicLong commits;
-    private final Runnable sample;
-    private final long start = System.nanoTime();
-    private Thread thread;
-
-    Progress(PrintStream out, long total, AtomicLong done, AtomicLong commits, Runnable sample) {
-      this.out = out;
-      this.total = total;
-      this.done = done;
-      this.commits = commits;
-      this.sample = sample;
-    }
-
-    void start() {
-      thread = new Thread(() -> {
-        while (!Thread.currentThread().isInterrupted()) {
-          draw();
-          sample.run();
-          try {
-            TimeUnit.MILLISECONDS.sleep(250);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "progress");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    void stop() throws InterruptedException {
-      thread.interrupt();
-      thread.join();
-      draw();
-      out.println();
-    }
-
-    private void draw() {
-      int width = 30;
-      long d = done.get();
-      int filled = (int) (width * d / Math.max(1, total));
-      double seconds = Math.max(1e-3, (System.nanoTime() - start) / 1e9);
-      out.printf("\r[%s%s] %d/%d games, %d bets, %.0f bets/s   ", "#".repeat(filled), ".".repeat(width - filled),
-          d, total, commits.get(), commits.get() / seconds);
-      out.flush();
     }
   }
 }

@@ -1,0 +1,70 @@
+package org.gstore.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.gstore.testing.GStoreMiniCluster;
+import org.gstore.testing.junit.WithMiniCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The benchmark harness on every workload, briefly: what it counts and what it writes. */
+@WithMiniCluster(regionServers = 3)
+class BenchmarkTest {
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void everyWorkloadRunsOnBothSystemsAndTheReportsAreWritten(GStoreMiniCluster cluster, @TempDir Path out)
+      throws Exception {
+    Benchmark.Settings settings = new Benchmark.Settings(List.of(1, 3),
+        List.of("gaming", "group-create", "ycsb-a", "ycsb-f"), 10, 5, 2, 2_000, false, 500, 2_500, 2, 3, true);
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    List<Recorder.Result> results = new Benchmark(cluster.getConnection(), settings,
+        new PrintStream(log, true, StandardCharsets.UTF_8)).run();
+
+    // group-create runs on G-Store only; the others on both systems; each at 1 and 3 clients
+    assertThat(results).hasSize(2 + 2 * 2 * 3);
+    for (Recorder.Result r : results) {
+      assertThat(r.ops()).as("operations of %s", r).isPositive();
+      assertThat(r.throughput()).isPositive();
+      assertThat(r.p99Ms()).isGreaterThanOrEqualTo(r.p50Ms()).isPositive();
+      assertThat(r.abortRate()).isBetween(0.0, 1.0);
+      if (r.system().equals("hbase") || !r.workload().startsWith("ycsb")) {
+        assertThat(r.abortRate()).as("no shared transactions, no aborts: %s", r).isZero();
+      }
+    }
+
+    Reports.write(results, out);
+    List<String> csv = Files.readAllLines(out.resolve("summary.csv"));
+    assertThat(csv.get(0)).isEqualTo("system,workload,clients,ops,throughput_ops_s,p50_ms,p99_ms,abort_rate");
+    assertThat(csv).hasSize(results.size() + 1);
+    assertThat(csv).anyMatch(l -> l.startsWith("gstore,gaming,3,")).anyMatch(l -> l.startsWith("hbase,gaming,1,"))
+        .anyMatch(l -> l.startsWith("gstore,group-create,1,"));
+    assertThat(Files.readString(out.resolve("summary.json"))).contains("\"goodput_ops_s\"");
+    for (String chart : List.of("gaming-latency.png", "group-create-throughput.png", "ycsb-f-zipfian-latency.png")) {
+      byte[] png = Files.readAllBytes(out.resolve(chart));
+      assertThat(png).as(chart).hasSizeGreaterThan(1_000);
+      assertThat(new String(png, 1, 3, StandardCharsets.US_ASCII)).isEqualTo("PNG");
+    }
+
+    // every group the workloads formed was dissolved: no player is left fenced
+    try (Table t = cluster.getConnection().getTable(org.apache.hadoop.hbase.TableName.valueOf("gstore:owners"));
+        ResultScanner rs = t.getScanner(new Scan())) {
+      int fenced = 0;
+      for (Result r : rs) {
+        fenced++;
+      }
+      assertThat(fenced).isZero();
+    }
+  }
+}

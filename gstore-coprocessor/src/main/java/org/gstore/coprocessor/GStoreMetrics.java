@@ -56,9 +56,12 @@ final class GStoreMetrics {
     volatile Supplier<Integer> groupsLed = () -> 0;
     volatile Supplier<Integer> fencedRows = () -> 0;
     volatile UpdateShipper shipper;
+    volatile int walStreams;
   }
 
   private static final Map<MetricRegistry, Sources> SOURCES = new java.util.concurrent.ConcurrentHashMap<>();
+  /** T_F gets a gauge for each of the first this many WAL streams (gstore.wal.streams is at most 64). */
+  private static final int MAX_STREAMS_WITH_GAUGES = 64;
 
   /** The gauges' sources for {@code registry}; the caller points them at its server. */
   static Sources gauges(MetricRegistry registry) {
@@ -75,6 +78,11 @@ final class GStoreMetrics {
       gauge(r, "protocolNotMineReceived", () -> s.stats.get().notMineReceived());
       gauge(r, "shipperLagRecords", () -> s.shipper == null ? 0L : s.shipper.pendingCount());
       gauge(r, "shipperLagMillis", () -> s.shipper == null ? 0L : s.shipper.lagMillis(System.currentTimeMillis()));
+      for (int stream = 0; stream < MAX_STREAMS_WITH_GAUGES; stream++) {
+        int i = stream;
+        gauge(r, "walStream" + i + "ShippedThrough",
+            () -> s.shipper == null || i >= s.walStreams ? -1L : s.shipper.shippedThrough(i));
+      }
       return s;
     });
   }
@@ -93,14 +101,6 @@ final class GStoreMetrics {
 
   void datagramDropped(Reason reason) {
     datagramsDropped.get(reason).increment();
-  }
-
-  long datagramsDropped(Reason reason) {
-    return datagramsDropped.get(reason).getCount();
-  }
-
-  long datagramsReceived() {
-    return datagramsReceived.getCount();
   }
 
   void stateWritten() {

@@ -113,6 +113,7 @@ final class GStoreServer implements Closeable {
     gauges.groupsLed = () -> engine.getNow(null) == null ? 0 : engine.getNow(null).groupCount();
     gauges.fencedRows = hosted::fencedRows;
     gauges.shipper = shipper;
+    gauges.walStreams = wal.streams();
     try {
       InetSocketAddress bound = transport.start(new InetSocketAddress(config.udpBindAddress(), config.udpPort()),
           config.datagramMaxBytes(), this::receive);
@@ -156,10 +157,6 @@ final class GStoreServer implements Closeable {
     return transactions;
   }
 
-  SharedWal wal() {
-    return wal;
-  }
-
   private java.util.concurrent.ThreadFactory daemon(String prefix) {
     return r -> {
       Thread t = new Thread(r, prefix + serverName.getAddress().toString());
@@ -195,10 +192,6 @@ final class GStoreServer implements Closeable {
 
   HostedRegions hosted() {
     return hosted;
-  }
-
-  GStoreMetrics metrics() {
-    return metrics;
   }
 
   // ---- regions

@@ -40,10 +40,6 @@ final class SharedWal implements Closeable {
     return streams.length;
   }
 
-  Path currentFile(int stream) {
-    return streams[stream].currentFile();
-  }
-
   @Override
   public void close() {
     for (WalStream s : streams) {

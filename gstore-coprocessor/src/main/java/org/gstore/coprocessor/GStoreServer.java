@@ -365,6 +365,9 @@ final class GStoreServer implements Closeable {
     protocolThread.shutdownNow();
     loaderThread.shutdownNow();
     writer.close();
+    if (transactions != null) {
+      transactions.close();
+    }
     if (shipper != null) {
       shipper.close();
     }

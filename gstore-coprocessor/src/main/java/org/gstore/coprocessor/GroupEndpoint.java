@@ -73,6 +73,9 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
         b.setOutcome(OutcomeProto.PENDING);
       } else {
         Reply.Create r = (Reply.Create) reply;
+        if (r.outcome() == Reply.Outcome.CREATED) {
+          server.transactions().preload(id);
+        }
         b.setOutcome(OutcomeProto.valueOf(r.outcome().name()));
         if (r.group() != null) {
           b.setGroup(RecordCodec.toProto(r.group()));

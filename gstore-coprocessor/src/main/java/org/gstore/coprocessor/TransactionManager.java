@@ -60,6 +60,12 @@ final class TransactionManager {
   private final long retentionMillis;
   private final long waitMillis;
   private final Map<GroupId, GroupCache> caches = new ConcurrentHashMap<>();
+  private final java.util.concurrent.ExecutorService preloader = java.util.concurrent.Executors.newSingleThreadExecutor(
+      r -> {
+        Thread t = new Thread(r, "gstore-cache-preload");
+        t.setDaemon(true);
+        return t;
+      });
   private final Set<GroupRef> released = Collections.newSetFromMap(Collections.synchronizedMap(
       new LinkedHashMap<>(16, 0.75f, false) {
         @Override
@@ -166,11 +172,32 @@ final class TransactionManager {
     }
   }
 
+  /** Loads a new group's cache in the background, so its first transaction does not wait for it. */
+  void preload(GroupId id) {
+    preloader.execute(() -> {
+      try {
+        cache(id);
+      } catch (IOException | RuntimeException e) {
+        // the first transaction loads it then
+      }
+    });
+  }
+
+  void close() {
+    preloader.shutdownNow();
+  }
+
   /**
    * Ends transactions on a group about to be deleted: no more commits, everything committed shipped to HBase,
    * and the clock past the newest commit, so plain writes made after the delete win over the group's.
    */
   void release(GroupId id) throws IOException {
+    Optional<GroupRecord> record = groups.apply(id);
+    synchronized (this) {
+      // under the lock cache() loads with: a cache being loaded right now is either installed before (and closed
+      // below) or sees the group released and is not installed
+      record.ifPresent(r -> released.add(r.group()));
+    }
     GroupCache cache = closeCache(id);
     if (cache == null) {
       return;
@@ -229,6 +256,9 @@ final class TransactionManager {
       return null;
     }
     synchronized (this) {
+      if (released.contains(record.get().group())) {
+        return null;
+      }
       cache = caches.get(id);
       if (cache == null) {
         cache = load(record.get());

@@ -43,17 +43,36 @@ public final class GStore {
   private GStore() {}
 
   public static void main(String[] argv) throws Exception {
-    if (argv.length == 0 || argv[0].equals("help") || argv[0].equals("--help")) {
-      System.out.println(USAGE);
-      System.exit(0);
+    System.exit(run(argv));
+  }
+
+  /** Runs a command; returns the exit code: 0 done, 1 a check failed (money, audits), 2 bad usage. */
+  static int run(String[] argv) throws Exception {
+    try {
+      if (argv.length == 0 || argv[0].equals("help") || argv[0].equals("--help")) {
+        System.out.println(USAGE);
+        return 0;
+      }
+      Map<String, String> options = options(argv);
+      Job job = switch (argv[0]) {
+        case "demo" -> demo(options);
+        case "bench" -> bench(options);
+        default -> throw fail("unknown command '" + argv[0] + "'\n" + USAGE);
+      };
+      return withCluster(options.get("--conf"), job) ? 0 : 1;
+    } catch (UsageException e) {
+      System.err.println("gstore: " + e.getMessage());
+      return 2;
     }
-    Map<String, String> options = options(argv);
-    Job job = switch (argv[0]) {
-      case "demo" -> demo(options);
-      case "bench" -> bench(options);
-      default -> throw fail("unknown command '" + argv[0] + "'\n" + USAGE);
-    };
-    System.exit(withCluster(options.get("--conf"), job) ? 0 : 1);
+  }
+
+  /** Bad command line: reported with exit code 2. */
+  static final class UsageException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UsageException(String message) {
+      super(message);
+    }
   }
 
   private static Job demo(Map<String, String> o) {
@@ -164,9 +183,7 @@ public final class GStore {
     throw fail(flag + " must be a positive whole number, not '" + value + "'");
   }
 
-  private static RuntimeException fail(String message) {
-    System.err.println("gstore: " + message);
-    System.exit(2);
-    return new IllegalStateException(message);
+  private static UsageException fail(String message) {
+    return new UsageException(message);
   }
 }

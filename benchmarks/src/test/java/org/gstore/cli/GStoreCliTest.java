@@ -1,0 +1,42 @@
+package org.gstore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.FileOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.gstore.testing.GStoreMiniCluster;
+import org.gstore.testing.junit.WithMiniCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line against an existing cluster given its hbase-site.xml, and its answers to bad input. */
+@WithMiniCluster(regionServers = 3)
+class GStoreCliTest {
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void demoRunsAgainstAClusterGivenItsSiteFile(GStoreMiniCluster cluster, @TempDir Path dir) throws Exception {
+    Path site = dir.resolve("hbase-site.xml");
+    try (FileOutputStream out = new FileOutputStream(site.toFile())) {
+      cluster.getConfiguration().writeXml(out);
+    }
+    int code = GStore.run(new String[] {"demo", "--conf", site.toString(), "--players", "120", "--games", "4",
+        "--dealers", "2", "--seats", "5", "--bets", "8"});
+    assertThat(code).as("0: every chip accounted for, every audit held").isZero();
+  }
+
+  @Test
+  @Timeout(30)
+  void badCommandLinesExitWithTwoAndChangeNothing(@TempDir Path dir) throws Exception {
+    assertThat(GStore.run(new String[] {"roulette"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"demo", "--players"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"demo", "--players", "-5"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"demo", "--seats", "1"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"bench", "--keys", "sorted"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"demo", "--conf", dir.resolve("missing.xml").toString()})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"help"})).isZero();
+    assertThat(Files.list(dir)).isEmpty();
+  }
+}

@@ -14,7 +14,6 @@ final class Recorder {
   private final AtomicLong aborts = new AtomicLong();
   private final long measureFrom;
   private final long endAt;
-  private volatile long measuredStart;
 
   Recorder(long warmupNanos, long durationNanos) {
     long now = System.nanoTime();

@@ -2,7 +2,6 @@ package org.gstore.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.FileOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -18,10 +17,7 @@ class GStoreCliTest {
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void demoRunsAgainstAClusterGivenItsSiteFile(GStoreMiniCluster cluster, @TempDir Path dir) throws Exception {
-    Path site = dir.resolve("hbase-site.xml");
-    try (FileOutputStream out = new FileOutputStream(site.toFile())) {
-      cluster.getConfiguration().writeXml(out);
-    }
+    Path site = cluster.writeSiteFile(dir.resolve("hbase-site.xml"));
     int code = GStore.run(new String[] {"demo", "--conf", site.toString(), "--players", "120", "--games", "4",
         "--dealers", "2", "--seats", "5", "--bets", "8"});
     assertThat(code).as("0: every chip accounted for, every audit held").isZero();

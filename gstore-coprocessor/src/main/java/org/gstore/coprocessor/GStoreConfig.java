@@ -48,11 +48,12 @@ public record GStoreConfig(
           + " (the same on every region server); it authenticates G-Store datagrams and owner tokens");
     }
     int maxBytes = intIn(conf, DATAGRAM_MAX_BYTES, 60_000, 1_024, 65_000);
-    long retryInitial = longIn(conf, RETRY_INITIAL_MS, 20, 1, 60_000);
-    long retryMax = longIn(conf, RETRY_MAX_MS, 1_000, retryInitial, 600_000);
+    ProtocolConfig d = ProtocolConfig.DEFAULTS;
+    long retryInitial = longIn(conf, RETRY_INITIAL_MS, d.retryInitialMillis(), 1, 60_000);
+    long retryMax = longIn(conf, RETRY_MAX_MS, d.retryMaxMillis(), retryInitial, 600_000);
     ProtocolConfig protocol = new ProtocolConfig(retryInitial, retryMax,
-        intIn(conf, GROUP_MAX_SIZE, 1_000, 1, 100_000), 1_000,
-        longIn(conf, TOMBSTONE_RETENTION_MS, 600_000, 0, Long.MAX_VALUE));
+        intIn(conf, GROUP_MAX_SIZE, d.maxGroupSize(), 1, 100_000), d.uidBlock(),
+        longIn(conf, TOMBSTONE_RETENTION_MS, d.endedRetentionMillis(), 0, Long.MAX_VALUE));
     return new GStoreConfig(
         secret.getBytes(StandardCharsets.UTF_8),
         conf.get(UDP_BIND_ADDRESS, "0.0.0.0"),

@@ -162,9 +162,11 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
     return null;
   }
 
-  /** The engine's answer, or null if it is still working after the wait; NOT_LEADER becomes a region move. */
+  /**
+   * The engine's answer, or null if it is still working after the wait; NOT_LEADER becomes a region move. The
+   * caller has checked the leader row is here.
+   */
   private Reply await(ClientRequest request) throws IOException {
-    requireLeaderHere(request.group().leader());
     CompletableFuture<Reply> future = server.submit(request);
     try {
       Reply reply = future.get(server.config().endpointWaitMillis(), TimeUnit.MILLISECONDS);

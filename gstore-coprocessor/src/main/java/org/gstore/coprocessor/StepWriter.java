@@ -122,6 +122,9 @@ final class StepWriter implements Closeable {
   private void applyFences(List<StateChange> changes) {
     for (StateChange c : changes) {
       if (c instanceof StateChange.PutOwner p) {
+        if (p.record().group().equals(hosted.ownerOf(p.record().key()))) {
+          continue; // joining -> yielded: already fenced to this group, no lock needed
+        }
         fenceUnderRowLock(p.record().key(), () -> hosted.fence(p.record().key(), p.record().group()));
       } else if (c instanceof StateChange.RemoveOwner r) {
         hosted.unfence(r.key());

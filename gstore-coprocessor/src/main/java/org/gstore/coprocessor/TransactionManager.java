@@ -252,7 +252,7 @@ final class TransactionManager {
       return cache;
     }
     Optional<GroupRecord> record = groups.apply(id);
-    if (record.isEmpty() || record.get().phase() != GroupPhase.ACTIVE || released.contains(record.get().group())) {
+    if (record.isEmpty() || record.get().phase() != GroupPhase.ACTIVE) {
       return null;
     }
     synchronized (this) {

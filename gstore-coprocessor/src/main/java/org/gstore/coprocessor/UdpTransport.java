@@ -85,8 +85,7 @@ final class UdpTransport implements Closeable {
   }
 
   void send(Datagram d, InetSocketAddress to) {
-    for (Datagram part : codec.split(d)) {
-      byte[] bytes = codec.encode(part);
+    for (byte[] bytes : codec.encodeAll(d)) {
       int copies = DatagramFaults.copies();
       for (int i = 0; i < copies; i++) {
         channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(bytes), to));

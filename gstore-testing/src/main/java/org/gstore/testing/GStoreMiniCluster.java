@@ -122,8 +122,19 @@ public final class GStoreMiniCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Writes the cluster's configuration as an {@code hbase-site.xml}, for tools that take one (the {@code gstore}
+   * command line, YCSB's {@code hbase.conf}); returns {@code file}.
+   */
+  public java.nio.file.Path writeSiteFile(java.nio.file.Path file) throws IOException {
+    try (java.io.OutputStream out = java.nio.file.Files.newOutputStream(file)) {
+      getConfiguration().writeXml(out);
+    }
+    return file;
+  }
+
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     util.shutdownMiniCluster();
   }
 

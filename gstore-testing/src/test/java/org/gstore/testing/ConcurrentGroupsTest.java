@@ -2,6 +2,7 @@ package org.gstore.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.awaitility.Awaitility;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupCreationException;
 import org.gstore.client.GroupSpec;
@@ -83,11 +85,14 @@ class ConcurrentGroupsTest {
     }
     assertThat(violations).isEmpty();
     assertThat(created.get()).as("groups formed").isGreaterThan(THREADS * CYCLES / 4);
-    assertThat(StateTablesView.owners(cluster).stream()
-        .filter(o -> o.key().table().equals(TABLE.getNameAsString()))).as("every row is free again").isEmpty();
-    assertThat(StateTablesView.groups(cluster).stream()
-        .filter(g -> g.group().leader().table().equals(TABLE.getNameAsString())))
-        .allMatch(g -> g.phase() == GroupPhase.ENDED);
+    // A failed atomic create answers at once and releases its joined members in the background: wait for it.
+    Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      assertThat(StateTablesView.owners(cluster).stream()
+          .filter(o -> o.key().table().equals(TABLE.getNameAsString()))).as("every row is free again").isEmpty();
+      assertThat(StateTablesView.groups(cluster).stream()
+          .filter(g -> g.group().leader().table().equals(TABLE.getNameAsString())))
+          .allMatch(g -> g.phase() == GroupPhase.ENDED);
+    });
     System.out.printf("concurrent groups: created=%d refused=%d%n", created.get(), refused.get());
   }
 

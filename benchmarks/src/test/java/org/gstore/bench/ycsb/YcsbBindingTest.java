@@ -3,7 +3,6 @@ package org.gstore.bench.ycsb;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.File;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -35,10 +34,7 @@ class YcsbBindingTest {
   @Test
   @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void gstoreAndHBaseBindingsRunYcsbsStandardClient(GStoreMiniCluster cluster, @TempDir Path dir) throws Exception {
-    Path site = dir.resolve("hbase-site.xml");
-    try (FileOutputStream out = new FileOutputStream(site.toFile())) {
-      cluster.getConfiguration().writeXml(out);
-    }
+    Path site = cluster.writeSiteFile(dir.resolve("hbase-site.xml"));
     Path workload = dir.resolve("workload");
     Files.writeString(workload, String.join("\n",
         "workload=site.ycsb.workloads.CoreWorkload", "recordcount=200", "operationcount=300", "fieldcount=2",

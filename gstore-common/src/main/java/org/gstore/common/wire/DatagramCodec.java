@@ -2,6 +2,7 @@ package org.gstore.common.wire;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
 import java.nio.ByteBuffer;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
@@ -64,69 +65,61 @@ public final class DatagramCodec {
     this.macs = ThreadLocal.withInitial(this::newMac);
   }
 
-  /** The encoded datagram; {@link IllegalArgumentException} if it exceeds the maximum size (split it first). */
-  public byte[] encode(Datagram d) {
-    DatagramProto.Builder b = DatagramProto.newBuilder()
-        .setVersion(VERSION)
-        .setFrom(d.from().value())
-        .setTo(d.to().value());
-    for (Message m : d.messages()) {
-      b.addMessages(toProto(m));
-    }
-    for (Key k : d.notMine()) {
-      b.addNotMine(toProto(k));
-    }
-    byte[] body = b.build().toByteArray();
-    int size = HEADER + body.length + MAC_LENGTH;
-    if (size > maxBytes) {
-      throw new IllegalArgumentException("datagram of " + size + " bytes exceeds the maximum of " + maxBytes);
-    }
-    ByteBuffer out = ByteBuffer.allocate(size);
-    out.put(MAGIC).put((byte) VERSION).put(body);
-    Mac mac = macs.get();
-    mac.update(out.array(), 0, HEADER + body.length);
-    out.put(mac.doFinal());
-    return out.array();
-  }
-
   /**
-   * Splits a datagram whose encoding would exceed the maximum size into several that do not (most are returned
-   * as they are). A single message too large for any datagram is an {@link IllegalArgumentException}.
+   * The datagram encoded, as one frame, or as several when it exceeds the maximum size (most fit in one). Each
+   * message is turned into protobuf once, whatever happens. {@link IllegalArgumentException} if a single message
+   * is too large for any datagram.
    */
-  public List<Datagram> split(Datagram d) {
-    int overhead = HEADER + MAC_LENGTH + DatagramProto.newBuilder().setVersion(VERSION).setFrom(d.from().value())
-        .setTo(d.to().value()).build().getSerializedSize();
-    List<Datagram> parts = new ArrayList<>();
-    List<Message> messages = new ArrayList<>();
-    List<Key> notMine = new ArrayList<>();
+  public List<byte[]> encodeAll(Datagram d) {
+    int overhead = HEADER + MAC_LENGTH + header(d).build().getSerializedSize();
+    List<MessageLite> items = new ArrayList<>(d.messages().size() + d.notMine().size());
+    d.messages().forEach(m -> items.add(toProto(m)));
+    d.notMine().forEach(k -> items.add(toProto(k)));
+    List<byte[]> frames = new ArrayList<>();
+    DatagramProto.Builder part = header(d);
     int size = overhead;
-    for (Object item : concat(d)) {
-      int itemSize = 8 + (item instanceof Message m ? toProto(m).getSerializedSize()
-          : toProto((Key) item).getSerializedSize());
+    for (MessageLite item : items) {
+      int itemSize = item.getSerializedSize() + 8; // field tag and length prefix, generously
       if (overhead + itemSize > maxBytes) {
-        throw new IllegalArgumentException("a message of " + itemSize + " bytes exceeds the datagram maximum");
+        throw new IllegalArgumentException("a message of " + itemSize + " bytes exceeds the maximum datagram size");
       }
       if (size + itemSize > maxBytes) {
-        parts.add(new Datagram(d.from(), d.to(), messages, notMine));
-        messages = new ArrayList<>();
-        notMine = new ArrayList<>();
+        frames.add(frame(part.build()));
+        part = header(d);
         size = overhead;
       }
-      if (item instanceof Message m) {
-        messages.add(m);
+      if (item instanceof ProtocolMessage m) {
+        part.addMessages(m);
       } else {
-        notMine.add((Key) item);
+        part.addNotMine((KeyProto) item);
       }
       size += itemSize;
     }
-    parts.add(new Datagram(d.from(), d.to(), messages, notMine));
-    return parts;
+    frames.add(frame(part.build()));
+    return frames;
   }
 
-  private static List<Object> concat(Datagram d) {
-    List<Object> all = new ArrayList<>(d.messages());
-    all.addAll(d.notMine());
-    return all;
+  /** The datagram as one frame; {@link IllegalArgumentException} if it exceeds the maximum size. */
+  public byte[] encode(Datagram d) {
+    List<byte[]> frames = encodeAll(d);
+    if (frames.size() != 1) {
+      throw new IllegalArgumentException("the datagram exceeds the maximum datagram size of " + maxBytes + " bytes");
+    }
+    return frames.get(0);
+  }
+
+  private static DatagramProto.Builder header(Datagram d) {
+    return DatagramProto.newBuilder().setVersion(VERSION).setFrom(d.from().value()).setTo(d.to().value());
+  }
+
+  private byte[] frame(DatagramProto body) {
+    byte[] bytes = body.toByteArray();
+    ByteBuffer out = ByteBuffer.allocate(HEADER + bytes.length + MAC_LENGTH);
+    out.put(MAGIC).put((byte) VERSION).put(bytes);
+    Mac mac = macs.get();
+    mac.update(out.array(), 0, HEADER + bytes.length);
+    out.put(mac.doFinal());
+    return out.array();
   }
 
   public Datagram decode(byte[] bytes, int offset, int length) throws DatagramRejectedException {

@@ -89,9 +89,9 @@ final class Simulation {
       clients.add(c);
       at(random.nextInt(50), c.name + " starts", c::next);
     }
-    scheduleFault(1.0, "crash", this::crashSomeNode);
-    scheduleFault(1.0, "move", this::moveSomeKey);
-    scheduleFault(1.0, "partition", this::cutSomeLink);
+    scheduleFault("crash", shape.crashPerSecond(), this::crashSomeNode);
+    scheduleFault("move", shape.movePerSecond(), this::moveSomeKey);
+    scheduleFault("partition", shape.partitionPerSecond(), this::cutSomeLink);
     at(shape.faultMillis(), "faults stop, network heals", this::heal);
   }
 
@@ -235,20 +235,16 @@ final class Simulation {
 
   // ---- faults
 
-  private void scheduleFault(double perSecondScale, String kind, Runnable fault) {
-    double rate = switch (kind) {
-      case "crash" -> shape.crashPerSecond();
-      case "move" -> shape.movePerSecond();
-      default -> shape.partitionPerSecond();
-    } * perSecondScale;
-    if (rate <= 0) {
+  /** Schedules a fault of {@code kind} now and then (a Poisson process of {@code perSecond}) while faulty. */
+  private void scheduleFault(String kind, double perSecond, Runnable fault) {
+    if (perSecond <= 0) {
       return;
     }
-    long gap = 1 + (long) (-Math.log(1 - random.nextDouble()) / rate * 1000);
+    long gap = 1 + (long) (-Math.log(1 - random.nextDouble()) / perSecond * 1000);
     at(now + gap, kind, () -> {
       if (faulty) {
         fault.run();
-        scheduleFault(perSecondScale, kind, fault);
+        scheduleFault(kind, perSecond, fault);
       }
     });
   }

@@ -147,9 +147,11 @@ public final class GStoreClient implements Closeable {
           throw new GroupCreationException("group " + id + " is invalid: " + response.getMessage(), Map.of());
         case PENDING:
           if (System.currentTimeMillis() > deadline) {
-            abandon(id);
+            IOException notDeleted = abandon(id);
             throw new GroupCreationException("creating " + id + " took longer than " + operationTimeoutMillis
-                + " ms (" + OPERATION_TIMEOUT + "); it was deleted", Map.of());
+                + " ms (" + OPERATION_TIMEOUT + "); " + (notDeleted == null ? "it was deleted and holds no row"
+                : "deleting it failed too (" + notDeleted.getMessage() + "), so it may still hold rows: delete"
+                + " it with getGroup(id).delete() once the cluster answers"), Map.of());
           }
           break;
         default:
@@ -158,12 +160,18 @@ public final class GStoreClient implements Closeable {
     }
   }
 
-  /** Deletes a group whose creation the client gave up on, so it does not linger unknown to anyone. */
-  private void abandon(GroupId id) {
+  /**
+   * Deletes a group whose creation the client gave up on, so it does not linger unknown to anyone; returns why
+   * that failed, or null once no row is held by it.
+   */
+  private IOException abandon(GroupId id) {
     try {
       deleteGroup(id);
+      return null;
+    } catch (GroupNotFoundException gone) {
+      return null;
     } catch (IOException e) {
-      // best effort: the group may not exist, or the leader is unreachable; its tombstone or delete will tell
+      return e;
     }
   }
 
@@ -205,20 +213,21 @@ public final class GStoreClient implements Closeable {
     return byServer.values().stream().max((a, b) -> Integer.compare(a.size(), b.size())).orElseThrow().get(0);
   }
 
-  /** A transaction's view: its snapshot and the rows it asked for. */
-  record Snapshot(long snapshot, List<RowVersionProto> rows) {}
+  /** A transaction's view: its snapshot, the leader's cache incarnation it was read from, and the rows. */
+  record Snapshot(long snapshot, long incarnation, List<RowVersionProto> rows) {}
 
-  Snapshot read(GroupId group, Long snapshot, List<RowKey> rows) throws IOException {
+  /** Reads rows at {@code snapshot} of {@code incarnation}; a null snapshot reads the newest state. */
+  Snapshot read(GroupId group, Long snapshot, long incarnation, List<RowKey> rows) throws IOException {
     ReadRequest.Builder b = ReadRequest.newBuilder().setName(group.name()).setLeader(proto(group.leader()));
     if (snapshot != null) {
-      b.setSnapshot(snapshot);
+      b.setSnapshot(snapshot).setIncarnation(incarnation);
     }
     rows.forEach(r -> b.addRows(proto(r)));
     ReadRequest request = b.build();
     ReadResponse response = callTxn(group.leader(), stub -> stub.read(null, request));
     switch (response.getOutcome()) {
       case OK:
-        return new Snapshot(response.getSnapshot(), response.getRowsList());
+        return new Snapshot(response.getSnapshot(), response.getIncarnation(), response.getRowsList());
       default:
         throw failure(group, response.getOutcome(), response.getMessage());
     }

@@ -34,6 +34,10 @@ import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
  * are buffered here and sent at {@link #commit()}, which fails with {@link TransactionConflictException} if a row
  * this transaction read has changed since. A transaction that only reads never conflicts.
  *
+ * <p>A transaction is tied to the leader's cache it first read from: if the group's leader region moves, splits
+ * or restarts meanwhile, its next read or its commit fails with {@link TransactionConflictException} (its snapshot
+ * and the versions it read are gone with that cache), and {@link KeyGroup#transact} runs it again.
+ *
  * <p>Use HBase's own {@link Get}, {@link Put} and {@link Delete} on member rows. Cell timestamps given in a Put or
  * Delete are ignored: every cell a transaction writes gets the transaction's commit timestamp. Not thread-safe;
  * {@link #close()} without {@link #commit()} aborts (nothing is left anywhere).
@@ -53,6 +57,7 @@ public final class Transaction implements AutoCloseable {
   private final Map<RowKey, RowVersionProto> read = new LinkedHashMap<>();
   private final Map<RowKey, RowWrites> writes = new LinkedHashMap<>();
   private Long snapshot;
+  private long incarnation;
   private State state = State.OPEN;
   private long commitTimestamp = -1;
 
@@ -77,8 +82,9 @@ public final class Transaction implements AutoCloseable {
       }
     }
     if (!missing.isEmpty()) {
-      GStoreClient.Snapshot s = client.read(group.id(), snapshot, missing);
+      GStoreClient.Snapshot s = client.read(group.id(), snapshot, incarnation, missing);
       snapshot = s.snapshot();
+      incarnation = s.incarnation();
       for (RowVersionProto row : s.rows()) {
         read.put(RowKey.of(org.gstore.common.wire.DatagramCodec.fromProto(row.getKey())), row);
       }
@@ -139,7 +145,7 @@ public final class Transaction implements AutoCloseable {
       state = State.COMMITTED; // read-only: its snapshot is consistent; nothing to validate or apply
       return;
     }
-    CommitRequest.Builder b = CommitRequest.newBuilder().setTxnId(id);
+    CommitRequest.Builder b = CommitRequest.newBuilder().setTxnId(id).setIncarnation(incarnation);
     read.forEach((row, v) -> b.addReads(ReadStampProto.newBuilder().setKey(v.getKey()).setVersion(v.getVersion())));
     writes.forEach((row, w) -> {
       RowWriteProto.Builder rw = RowWriteProto.newBuilder().setKey(GStoreClient.proto(row)).setDeleteRow(w.deleteRow);

@@ -22,6 +22,9 @@ public record GStoreConfig(
     long walRollBytes,
     boolean walHsync,
     long snapshotRetentionMillis,
+    long maxFutureMillis,
+    int maxGroupIdChars,
+    int maxRowBytes,
     Durability shipperDurability) {
 
   public static final String CLUSTER_SECRET = "gstore.cluster.secret";
@@ -38,7 +41,12 @@ public record GStoreConfig(
   public static final String WAL_ROLL_BYTES = "gstore.wal.roll.bytes";
   public static final String WAL_HSYNC = "gstore.wal.hsync";
   public static final String SNAPSHOT_RETENTION_MS = "gstore.txn.snapshot.retention.ms";
+  public static final String TXN_MAX_FUTURE_MS = "gstore.txn.max.future.ms";
+  public static final String GROUP_MAX_ID_CHARS = "gstore.group.max.id.chars";
+  public static final String GROUP_MAX_ROW_BYTES = "gstore.group.max.row.bytes";
   public static final String SHIPPER_DURABILITY = "gstore.shipper.durability";
+  /** Bytes a datagram needs besides a message's group name and two rows (header, HMAC, field tags, ids). */
+  static final int DATAGRAM_OVERHEAD_BYTES = 1_024;
 
   /** Reads and validates; {@link IllegalArgumentException} names the offending key. */
   public static GStoreConfig from(Configuration conf) {
@@ -54,6 +62,15 @@ public record GStoreConfig(
     ProtocolConfig protocol = new ProtocolConfig(retryInitial, retryMax,
         intIn(conf, GROUP_MAX_SIZE, d.maxGroupSize(), 1, 100_000), d.uidBlock(),
         longIn(conf, TOMBSTONE_RETENTION_MS, d.endedRetentionMillis(), 0, Long.MAX_VALUE));
+    int maxIdChars = intIn(conf, GROUP_MAX_ID_CHARS, 256, 1, 4_096);
+    int maxRowBytes = intIn(conf, GROUP_MAX_ROW_BYTES, 4_096, 1, Short.MAX_VALUE - 1_024);
+    // the largest single message (a group's name, its leader row and a member row) must fit one datagram
+    long largestMessage = 4L * maxIdChars + 2L * maxRowBytes + DATAGRAM_OVERHEAD_BYTES;
+    if (largestMessage > maxBytes) {
+      throw new IllegalArgumentException(DATAGRAM_MAX_BYTES + " (" + maxBytes + ") is too small for the largest"
+          + " protocol message that " + GROUP_MAX_ID_CHARS + " and " + GROUP_MAX_ROW_BYTES + " allow ("
+          + largestMessage + " bytes); raise it or lower them");
+    }
     return new GStoreConfig(
         secret.getBytes(StandardCharsets.UTF_8),
         conf.get(UDP_BIND_ADDRESS, "0.0.0.0"),
@@ -66,6 +83,9 @@ public record GStoreConfig(
         longIn(conf, WAL_ROLL_BYTES, 64L << 20, 1 << 16, 16L << 30),
         bool(conf, WAL_HSYNC),
         longIn(conf, SNAPSHOT_RETENTION_MS, 60_000, 0, 3_600_000),
+        longIn(conf, TXN_MAX_FUTURE_MS, 60_000, 0, 3_600_000),
+        maxIdChars,
+        maxRowBytes,
         durability(conf));
   }
 

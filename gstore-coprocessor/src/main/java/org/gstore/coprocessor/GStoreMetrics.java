@@ -22,6 +22,7 @@ final class GStoreMetrics {
   private final Counter txnCommits;
   private final Counter txnConflicts;
   private final org.apache.hadoop.hbase.metrics.Histogram txnCommitMicros;
+  private final Counter regionCloseShippingWaits;
 
   GStoreMetrics(MetricRegistry registry) {
     datagramsSent = registry.counter("datagramsSent");
@@ -34,6 +35,12 @@ final class GStoreMetrics {
     txnCommits = registry.counter("txnCommits");
     txnConflicts = registry.counter("txnConflicts");
     txnCommitMicros = registry.histogram("txnCommitLatencyMicros");
+    regionCloseShippingWaits = registry.counter("regionCloseShippingWaits");
+  }
+
+  /** A closing leader region waited another endpoint wait for its groups' commits to be shipped. */
+  void closeWaitedForShipping() {
+    regionCloseShippingWaits.increment();
   }
 
   /** A transaction committed; {@code nanos} from validation to acknowledgement (WAL sync included). */
@@ -77,6 +84,8 @@ final class GStoreMetrics {
       gauge(r, "protocolMessagesUnroutable", () -> s.stats.get().messagesUnroutable());
       gauge(r, "protocolNotMineReceived", () -> s.stats.get().notMineReceived());
       gauge(r, "shipperLagRecords", () -> s.shipper == null ? 0L : s.shipper.pendingCount());
+      gauge(r, "shipperQuarantined", () -> s.shipper == null ? 0L : s.shipper.quarantinedCount());
+      gauge(r, "workerFailures", BatchingThread::failures);
       gauge(r, "shipperLagMillis", () -> s.shipper == null ? 0L : s.shipper.lagMillis(System.currentTimeMillis()));
       for (int stream = 0; stream < MAX_STREAMS_WITH_GAUGES; stream++) {
         int i = stream;

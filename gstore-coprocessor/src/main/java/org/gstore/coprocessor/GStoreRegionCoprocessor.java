@@ -55,7 +55,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
     }
     this.env = renv;
     this.server = GStoreServer.acquire(renv);
-    endpoint.attach(renv.getRegion(), server, new TableGuard(renv.getConnection(), renv.getConfiguration()));
+    endpoint.attach(renv.getRegion(), server);
     server.regionOpened(renv.getRegion());
   }
 

@@ -19,6 +19,7 @@ import java.util.function.Function;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.Datagram;
@@ -61,6 +62,7 @@ final class GStoreServer implements Closeable {
   private final SharedWal wal;
   private final UpdateShipper shipper;
   private final TransactionManager transactions;
+  private final TableGuard tableGuard;
   private final ScheduledExecutorService protocolThread;
   private final ExecutorService loaderThread;
   private final Map<String, List<CompletableFuture<Reply>>> waiters = new ConcurrentHashMap<>();
@@ -100,13 +102,20 @@ final class GStoreServer implements Closeable {
     this.locator = new HBaseKeyLocator(env.getConnection());
     this.peers = new PeerRegistry(env.getConfiguration());
     this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes()), metrics);
-    this.writer = new StepWriter(serverName.getAddress().toString(), tables, hosted, metrics, this::send, this::answer);
+    this.writer = new StepWriter(serverName.getAddress().toString(), tables, hosted, metrics, this::send, this::answer,
+        this::fail);
+    this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
     this.protocolThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-protocol-"));
     WalMetrics walMetrics = new WalMetrics(env.getMetricRegistryForRegionServer());
     this.wal = openWal(env.getConfiguration(), walMetrics);
     this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams());
-    this.transactions = new TransactionManager(env.getConnection(), metrics, wal, shipper, this::activeGroup,
-        config.snapshotRetentionMillis(), config.endpointWaitMillis());
+    GroupCaches caches = new GroupCaches(
+        new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis()),
+        this::activeGroup, this::leadsHere);
+    CommitValidator validator = new CommitValidator(tableGuard,
+        env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE));
+    this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
+        config.endpointWaitMillis(), config.maxFutureMillis());
     this.loaderThread = Executors.newSingleThreadExecutor(daemon("gstore-loader-"));
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
     gauges.stats = () -> engine.getNow(null) == null ? new ProtocolStats() : engine.getNow(null).stats();
@@ -142,19 +151,30 @@ final class GStoreServer implements Closeable {
   }
 
   /** The engine's record of a group, read on the protocol thread. */
-  private Optional<GroupRecord> activeGroup(GroupId id) {
+  private Optional<GroupRecord> activeGroup(GroupId id) throws IOException {
     try {
       return group(id).get(config.endpointWaitMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Optional.empty();
+      throw new java.io.InterruptedIOException("interrupted reading group " + id);
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      return Optional.empty();
+      throw new IOException("G-Store could not read the state of group " + id + " in time; retry", e);
     }
+  }
+
+  /** Whether {@code leader} is in a region this server serves and that is not closing. */
+  private boolean leadsHere(org.gstore.common.protocol.Key leader) {
+    Region region = hosted.regionOf(leader);
+    return region != null && openRegions.contains(region.getRegionInfo().getEncodedName());
   }
 
   TransactionManager transactions() {
     return transactions;
+  }
+
+  /** Tables that can hold members, and their descriptors (one cache per server). */
+  TableGuard tableGuard() {
+    return tableGuard;
   }
 
   private java.util.concurrent.ThreadFactory daemon(String prefix) {
@@ -292,6 +312,14 @@ final class GStoreServer implements Closeable {
     return result;
   }
 
+  private void fail(String requestId, Throwable cause) {
+    List<CompletableFuture<Reply>> list = waiters.remove(requestId);
+    if (list != null) {
+      IOException e = new IOException("G-Store could not record request " + requestId + ": " + cause, cause);
+      list.forEach(f -> f.completeExceptionally(e));
+    }
+  }
+
   private void answer(Reply reply) {
     List<CompletableFuture<Reply>> list = waiters.remove(reply.requestId());
     if (list != null) {
@@ -313,7 +341,11 @@ final class GStoreServer implements Closeable {
       d.messages().forEach(m -> locator.invalidate(m.destination()));
       return;
     }
-    transport.send(d, to);
+    try {
+      transport.send(d, to);
+    } catch (RuntimeException e) { // never the writer thread's end: the protocol's retries make up for the loss
+      LOG.error("G-Store could not send a datagram to {}", d.to(), e);
+    }
   }
 
   /** Runs an engine input on the protocol thread (once the engine exists) and passes its step on. */

@@ -15,16 +15,29 @@ import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
  * read-only transaction can read a consistent snapshot while writers commit. Versions older than the snapshot
  * retention are dropped, but a row's newest state is always kept.
  *
+ * <p>Each load of a group is a new <em>incarnation</em> with an id of its own. Transactions are tied to the
+ * incarnation they first read from: the versions a transaction read, and its snapshot, mean nothing to a cache
+ * loaded later (after a region move, split or restart), which holds only the newest state of each row.
+ *
  * <p>Commits of a group are serialized by {@link #commitLock} (validation, WAL append and apply); reads
  * synchronize on the cache itself only to pick versions.
  */
 final class GroupCache {
+  /** Why a cache stopped taking commits. */
+  enum Closed {
+    /** The group is being deleted: callers are told there is no such group. */
+    RELEASED,
+    /** The leader's region is closing (move, split, merge, stop): callers retry at the region's next host. */
+    REGION_CLOSING
+  }
+
   final GroupRef group;
+  final long incarnation;
   final ReentrantLock commitLock = new ReentrantLock();
   private final Map<Key, Deque<RowState>> rows;
   private final long retentionMillis;
   private long lastCommitTs;
-  private boolean closed;
+  private volatile Closed closed;
   private final Map<String, CommitResponse> recentOutcomes = new LinkedHashMap<>(64, 0.75f, false) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<String, CommitResponse> eldest) {
@@ -33,8 +46,9 @@ final class GroupCache {
   };
 
   /** @param loaded each member's state in HBase; @param floorTs the newest cell timestamp among them */
-  GroupCache(GroupRef group, Map<Key, RowState> loaded, long floorTs, long retentionMillis) {
+  GroupCache(GroupRef group, long incarnation, Map<Key, RowState> loaded, long floorTs, long retentionMillis) {
     this.group = group;
+    this.incarnation = incarnation;
     this.retentionMillis = retentionMillis;
     this.rows = new LinkedHashMap<>();
     loaded.forEach((k, s) -> {
@@ -89,14 +103,16 @@ final class GroupCache {
     lastCommitTs = commitTs;
   }
 
-  /** Called with {@link #commitLock} held. */
-  boolean isClosed() {
+  /** Null while the cache serves; otherwise why it stopped. Final once set. */
+  Closed closed() {
     return closed;
   }
 
   /** Stops commits for good (the group is being deleted, or its leader region closes). With the lock held. */
-  void close() {
-    closed = true;
+  void close(Closed why) {
+    if (closed == null) {
+      closed = why;
+    }
   }
 
   CommitResponse recentOutcome(String txnId) {

@@ -38,13 +38,15 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
  * again with the same request id.
  */
 final class GroupEndpoint extends GStoreProtos.GStoreService {
+  /** A group's record is one cell of gstore:groups: keep it well inside HBase's default 10 MiB cell limit. */
+  static final long MAX_RECORD_BYTES = 4L << 20;
+  /** What a member adds to its group's record besides its table and row (status, yield id, field tags). */
+  private static final int MEMBER_RECORD_OVERHEAD_BYTES = 64;
   // HBase asks a coprocessor for its services before it starts it: the endpoint exists first and is attached later.
   private volatile Region region;
   private volatile GStoreServer server;
-  private volatile TableGuard tables;
 
-  void attach(Region region, GStoreServer server, TableGuard tables) {
-    this.tables = tables;
+  void attach(Region region, GStoreServer server) {
     this.region = region;
     this.server = server;
   }
@@ -53,14 +55,14 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
   public void createGroup(RpcController controller, CreateGroupRequest request,
       RpcCallback<CreateGroupResponse> done) {
     try {
-      GroupId id = new GroupId(request.getName(), key(request.getLeader()));
+      GroupId id = Requests.groupId(request.getName(), request.getLeader());
       Set<Key> members = new HashSet<>();
       for (KeyProto k : request.getMembersList()) {
-        members.add(key(k));
+        members.add(Requests.key(k));
       }
       members.add(id.leader());
       requireLeaderHere(id.leader());
-      String invalid = validate(members);
+      String invalid = validate(id, members);
       if (invalid != null) {
         done.run(CreateGroupResponse.newBuilder().setOutcome(OutcomeProto.INVALID).setMessage(invalid).build());
         return;
@@ -94,7 +96,7 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
   public void deleteGroup(RpcController controller, DeleteGroupRequest request,
       RpcCallback<DeleteGroupResponse> done) {
     try {
-      GroupId id = new GroupId(request.getName(), key(request.getLeader()));
+      GroupId id = Requests.groupId(request.getName(), request.getLeader());
       requireLeaderHere(id.leader());
       server.transactions().release(id); // no more commits; all shipped; clock past the newest commit
       Reply reply = await(new ClientRequest.Delete(request.getRequestId(), id));
@@ -117,7 +119,7 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
   @Override
   public void getGroup(RpcController controller, GetGroupRequest request, RpcCallback<GetGroupResponse> done) {
     try {
-      GroupId id = new GroupId(request.getName(), key(request.getLeader()));
+      GroupId id = Requests.groupId(request.getName(), request.getLeader());
       requireLeaderHere(id.leader());
       Optional<GroupRecord> group = server.group(id).get(server.config().endpointWaitMillis(), TimeUnit.MILLISECONDS);
       GetGroupResponse.Builder b = GetGroupResponse.newBuilder();
@@ -135,7 +137,7 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
 
   /** The group named in a transaction call, checked to be led from this region. */
   GroupId leadHere(String name, KeyProto leader) throws IOException {
-    GroupId id = new GroupId(name, key(leader));
+    GroupId id = Requests.groupId(name, leader);
     requireLeaderHere(id.leader());
     return id;
   }
@@ -144,16 +146,37 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
     return server;
   }
 
-  private String validate(Set<Key> members) throws IOException {
-    int max = server.config().protocol().maxGroupSize();
+  /**
+   * Why a group cannot be created, or null. The limits keep every state row, record and protocol message within
+   * what HBase and one datagram carry, so no bad request can make a state write or a send fail later.
+   */
+  private String validate(GroupId id, Set<Key> members) throws IOException {
+    GStoreConfig config = server.config();
+    int max = config.protocol().maxGroupSize();
     if (members.size() > max) {
       return "a group of " + members.size() + " rows exceeds the maximum group size of " + max
           + " (" + GStoreConfig.GROUP_MAX_SIZE + ")";
     }
+    if (id.name().length() > config.maxGroupIdChars()) {
+      return "a group name of " + id.name().length() + " characters exceeds the limit of "
+          + config.maxGroupIdChars() + " (" + GStoreConfig.GROUP_MAX_ID_CHARS + ")";
+    }
+    long recordBytes = 0;
+    for (Key k : members) {
+      if (k.row().length > config.maxRowBytes()) {
+        return "member " + k + " has a row key of " + k.row().length + " bytes, above the limit of "
+            + config.maxRowBytes() + " (" + GStoreConfig.GROUP_MAX_ROW_BYTES + ")";
+      }
+      recordBytes += k.row().length + k.table().length() + MEMBER_RECORD_OVERHEAD_BYTES;
+    }
+    if (recordBytes > MAX_RECORD_BYTES) {
+      return "the group's record would take about " + recordBytes + " bytes, above " + MAX_RECORD_BYTES
+          + "; use fewer or shorter rows";
+    }
     Set<String> checked = new HashSet<>();
     for (Key k : members) {
       if (checked.add(k.table())) {
-        String problem = tables.problemWith(k.table());
+        String problem = server.tableGuard().problemWith(k.table());
         if (problem != null) {
           return "member " + k + ": " + problem;
         }
@@ -202,10 +225,6 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
 
   private static String messageOf(Reply reply) {
     return reply instanceof Reply.Create c ? c.message() : ((Reply.Delete) reply).message();
-  }
-
-  private static Key key(KeyProto k) {
-    return Key.of(k.getTable(), k.getRow().toByteArray());
   }
 
   /** Reports {@code e} to the calling client as the call's exception. */

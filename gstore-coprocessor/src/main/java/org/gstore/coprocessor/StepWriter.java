@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.gstore.common.protocol.Datagram;
@@ -35,16 +36,36 @@ final class StepWriter implements Closeable {
   private final GStoreMetrics metrics;
   private final Consumer<Datagram> send;
   private final Consumer<Reply> answer;
+  private final BiConsumer<String, Throwable> fail;
   private final BatchingThread<Object> thread;
 
+  /**
+   * @param fail tells the client waiting under a request id that its step could not be written (an unexpected
+   *     failure, never an I/O error: those are retried until the state is durable)
+   */
   StepWriter(String name, StateTables tables, HostedRegions hosted, GStoreMetrics metrics, Consumer<Datagram> send,
-      Consumer<Reply> answer) {
+      Consumer<Reply> answer, BiConsumer<String, Throwable> fail) {
     this.tables = tables;
     this.hosted = hosted;
     this.metrics = metrics;
     this.send = send;
     this.answer = answer;
-    this.thread = new BatchingThread<>("gstore-writer-" + name, this::write);
+    this.fail = fail;
+    this.thread = new BatchingThread<>("gstore-writer-" + name, this::write, this::failed);
+  }
+
+  /** The batch could not be written: its clients get the error, barriers pass, and the writer goes on. */
+  private void failed(List<Object> batch, Throwable e) {
+    metrics.stateWriteFailed();
+    for (Object o : batch) {
+      if (o instanceof Step s) {
+        s.replies().forEach(r -> fail.accept(r.requestId(), e));
+      } else {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Void> barrier = (CompletableFuture<Void>) o;
+        barrier.complete(null);
+      }
+    }
   }
 
   void submit(Step step) {

@@ -14,12 +14,13 @@ import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 
 /**
  * Tells whether a table can hold group members: it exists, is not a system table, and runs G-Store (in its
- * descriptor, or cluster-wide through {@code hbase-site.xml}). Answers are cached for a few seconds.
+ * descriptor, or cluster-wide through {@code hbase-site.xml}); and hands out table descriptors for checking
+ * commits. Answers are cached for a few seconds. One per region server.
  */
 final class TableGuard {
   private static final long CACHE_MILLIS = 5_000;
 
-  private record Verdict(String problem, long at) {}
+  private record Verdict(String problem, TableDescriptor descriptor, long at) {}
 
   private final Connection connection;
   private final boolean clusterWide;
@@ -40,36 +41,44 @@ final class TableGuard {
 
   /** Why {@code table} cannot hold group members, or null if it can. */
   String problemWith(String table) throws IOException {
-    long now = System.currentTimeMillis();
-    Verdict v = cache.get(table);
-    if (v != null && now - v.at < CACHE_MILLIS) {
-      return v.problem;
-    }
-    String problem = check(table);
-    cache.put(table, new Verdict(problem, now));
-    return problem;
+    return verdict(table).problem;
   }
 
-  private String check(String table) throws IOException {
+  /** The descriptor of a table that can hold group members, or null (see {@link #problemWith}). */
+  TableDescriptor descriptor(String table) throws IOException {
+    return verdict(table).descriptor;
+  }
+
+  private Verdict verdict(String table) throws IOException {
+    long now = System.currentTimeMillis();
+    Verdict v = cache.get(table);
+    if (v == null || now - v.at >= CACHE_MILLIS) {
+      v = check(table, now);
+      cache.put(table, v);
+    }
+    return v;
+  }
+
+  private Verdict check(String table, long now) throws IOException {
     TableName name;
     try {
       name = TableName.valueOf(table);
     } catch (IllegalArgumentException e) {
-      return "'" + table + "' is not a valid table name";
+      return new Verdict("'" + table + "' is not a valid table name", null, now);
     }
     if (name.isSystemTable() || StateTables.NAMESPACE.equals(name.getNamespaceAsString())) {
-      return "table " + table + " is a system table; groups hold rows of user tables only";
+      return new Verdict("table " + table + " is a system table; groups hold rows of user tables only", null, now);
     }
     TableDescriptor descriptor;
     try (Admin admin = connection.getAdmin()) {
       descriptor = admin.getDescriptor(name);
     } catch (TableNotFoundException e) {
-      return "table " + table + " does not exist";
+      return new Verdict("table " + table + " does not exist", null, now);
     }
     if (!clusterWide && !descriptor.hasCoprocessor(GStoreRegionCoprocessor.class.getName())) {
-      return "table " + table + " does not run G-Store (add " + GStoreRegionCoprocessor.class.getName()
-          + " to its descriptor or to " + CoprocessorHost.USER_REGION_COPROCESSOR_CONF_KEY + ")";
+      return new Verdict("table " + table + " does not run G-Store (add " + GStoreRegionCoprocessor.class.getName()
+          + " to its descriptor or to " + CoprocessorHost.USER_REGION_COPROCESSOR_CONF_KEY + ")", null, now);
     }
-    return null;
+    return new Verdict(null, descriptor, now);
   }
 }

@@ -1,34 +1,20 @@
 package org.gstore.coprocessor;
 
-import com.google.protobuf.ByteString;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import java.util.function.Predicate;
-import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
-import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.Table;
 import org.gstore.common.protocol.GroupId;
-import org.gstore.common.protocol.GroupPhase;
-import org.gstore.common.protocol.GroupRecord;
-import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
-import org.gstore.common.protocol.MemberState;
 import org.gstore.common.wire.Columns;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
@@ -39,6 +25,8 @@ import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
 import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serializable transactions on the groups this region server leads, by optimistic concurrency control with
@@ -47,104 +35,122 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
  * gets a timestamp above every earlier one of the group and above every member cell in HBase, is made durable in
  * the shared WAL, then applied to the cache and acknowledged, and handed to the update shipper.
  *
+ * <p>Commits that HBase would refuse are refused first ({@link CommitValidator}); caches are loaded, closed and
+ * forgotten by {@link GroupCaches}.
+ *
  * <p>Transactions keep no state here between calls: the client holds the read versions and buffered writes, so
  * a client that disappears leaves nothing behind and blocks nobody. Each commit carries an id; a retried commit
  * gets the first one's outcome.
  */
 final class TransactionManager {
-  private final Connection connection;
+  private static final Logger LOG = LoggerFactory.getLogger(TransactionManager.class);
+
   private final GStoreMetrics metrics;
   private final SharedWal wal;
   private final UpdateShipper shipper;
-  private final Function<GroupId, Optional<GroupRecord>> groups;
-  private final long retentionMillis;
+  private final GroupCaches caches;
+  private final CommitValidator validator;
   private final long waitMillis;
-  private final Map<GroupId, GroupCache> caches = new ConcurrentHashMap<>();
-  private final java.util.concurrent.ExecutorService preloader = java.util.concurrent.Executors.newSingleThreadExecutor(
-      r -> {
-        Thread t = new Thread(r, "gstore-cache-preload");
-        t.setDaemon(true);
-        return t;
-      });
-  private final Set<GroupRef> released = Collections.newSetFromMap(Collections.synchronizedMap(
-      new LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<GroupRef, Boolean> eldest) {
-          return size() > 100_000;
-        }
-      }));
+  private final long maxFutureMillis;
+  private final ExecutorService preloader = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "gstore-cache-preload");
+    t.setDaemon(true);
+    return t;
+  });
 
-  /** Outcome of a read: the snapshot and the rows, or why not. */
-  record ReadResult(TxnOutcomeProto outcome, long snapshot, List<RowVersionProto> rows, String message) {}
+  /** Outcome of a read: the snapshot, the cache incarnation and the rows, or why not. */
+  record ReadResult(TxnOutcomeProto outcome, long snapshot, long incarnation, List<RowVersionProto> rows,
+      String message) {
+    static ReadResult failed(TxnOutcomeProto outcome, String message) {
+      return new ReadResult(outcome, 0, 0, List.of(), message);
+    }
+  }
 
-  TransactionManager(Connection connection, GStoreMetrics metrics, SharedWal wal, UpdateShipper shipper,
-      Function<GroupId, Optional<GroupRecord>> groups, long retentionMillis, long waitMillis) {
-    this.connection = connection;
+  TransactionManager(GStoreMetrics metrics, SharedWal wal, UpdateShipper shipper, GroupCaches caches,
+      CommitValidator validator, long waitMillis, long maxFutureMillis) {
     this.metrics = metrics;
     this.wal = wal;
     this.shipper = shipper;
-    this.groups = groups;
-    this.retentionMillis = retentionMillis;
+    this.caches = caches;
+    this.validator = validator;
     this.waitMillis = waitMillis;
+    this.maxFutureMillis = maxFutureMillis;
   }
 
-  ReadResult read(GroupId id, Long snapshot, List<KeyProto> rows) throws IOException {
-    GroupCache cache = cache(id);
+  /**
+   * Reads rows at {@code snapshot} (null: the newest state, which becomes the transaction's snapshot). A
+   * transaction's later reads carry the incarnation of its first: if the cache was reloaded since, its snapshot is
+   * gone and the read is a conflict.
+   */
+  ReadResult read(GroupId id, Long snapshot, long incarnation, List<KeyProto> rows) throws IOException {
+    GroupCache cache = caches.get(id);
     if (cache == null) {
-      return new ReadResult(TxnOutcomeProto.NO_GROUP, 0, List.of(), "no active group " + id);
+      return ReadResult.failed(TxnOutcomeProto.NO_GROUP, "no active group " + id);
+    }
+    if (snapshot != null && incarnation != cache.incarnation) {
+      return ReadResult.failed(TxnOutcomeProto.CONFLICT, reloaded(id));
     }
     long at = snapshot != null ? snapshot : cache.lastCommitTs();
     List<RowVersionProto> result = new ArrayList<>();
     for (KeyProto k : rows) {
-      Key key = Key.of(k.getTable(), k.getRow().toByteArray());
+      Key key = Requests.key(k);
       if (!cache.isMember(key)) {
-        return new ReadResult(TxnOutcomeProto.NOT_MEMBER, at, List.of(), "row " + key + " is not in group " + id);
+        return ReadResult.failed(TxnOutcomeProto.NOT_MEMBER, "row " + key + " is not in group " + id);
       }
       RowState state = cache.at(key, at);
       if (state == null) {
-        return new ReadResult(TxnOutcomeProto.CONFLICT, at, List.of(), "snapshot " + at + " is older than the"
-            + " snapshot retention (" + GStoreConfig.SNAPSHOT_RETENTION_MS + ")");
+        return ReadResult.failed(TxnOutcomeProto.CONFLICT, "snapshot " + at + " is older than the snapshot"
+            + " retention (" + GStoreConfig.SNAPSHOT_RETENTION_MS + ")");
       }
       RowVersionProto.Builder row = RowVersionProto.newBuilder().setKey(k).setVersion(state.version());
       state.columns().forEach((c, v) -> row.addColumns(ColumnProto.newBuilder()
           .setFamily(Columns.family(c)).setQualifier(Columns.qualifier(c)).setValue(v)));
       result.add(row.build());
     }
-    return new ReadResult(TxnOutcomeProto.OK, at, result, null);
+    return new ReadResult(TxnOutcomeProto.OK, at, cache.incarnation, result, null);
   }
 
-  CommitResponse commit(GroupId id, String txnId, List<ReadStampProto> reads, List<RowWriteProto> writes)
-      throws IOException {
-    GroupCache cache = cache(id);
+  /**
+   * Validates and commits. A transaction that read rows carries the incarnation it read them from; a commit
+   * against a later incarnation is a conflict, since the versions it read may not be comparable with the
+   * reloaded ones.
+   */
+  CommitResponse commit(GroupId id, String txnId, long incarnation, List<ReadStampProto> reads,
+      List<RowWriteProto> writes) throws IOException {
+    validator.check(txnId, writes);
+    GroupCache cache = caches.get(id);
     if (cache == null) {
       return outcome(TxnOutcomeProto.NO_GROUP, "no active group " + id);
     }
     cache.commitLock.lock();
     long start = System.nanoTime();
     try {
-      if (cache.isClosed()) {
-        return outcome(TxnOutcomeProto.NO_GROUP, "group " + id + " is being deleted or moved");
+      if (cache.closed() == GroupCache.Closed.REGION_CLOSING) {
+        throw GroupCaches.moving(id);
+      }
+      if (cache.closed() == GroupCache.Closed.RELEASED) {
+        return outcome(TxnOutcomeProto.NO_GROUP, "group " + id + " is being deleted");
       }
       CommitResponse earlier = cache.recentOutcome(txnId);
       if (earlier != null) {
         return earlier;
       }
       for (RowWriteProto w : writes) {
-        Key key = key(w.getKey());
+        Key key = Requests.key(w.getKey());
         if (!cache.isMember(key)) {
           return outcome(TxnOutcomeProto.NOT_MEMBER, "row " + key + " is not in group " + id);
         }
       }
+      if (!reads.isEmpty() && incarnation != cache.incarnation) {
+        return conflict(cache, txnId, reloaded(id));
+      }
       for (ReadStampProto r : reads) {
-        Key key = key(r.getKey());
+        Key key = Requests.key(r.getKey());
         if (!cache.isMember(key)) {
           return outcome(TxnOutcomeProto.NOT_MEMBER, "row " + key + " is not in group " + id);
         }
         if (cache.latest(key).version() != r.getVersion()) {
-          CommitResponse conflict = outcome(TxnOutcomeProto.CONFLICT, "row " + key + " changed since it was read");
-          cache.remember(txnId, conflict);
-          metrics.conflicted();
-          return conflict;
+          return conflict(cache, txnId, "row " + key + " changed since it was read");
         }
       }
       if (writes.isEmpty()) {
@@ -153,12 +159,13 @@ final class TransactionManager {
       }
       long now = System.currentTimeMillis();
       long commitTs = Math.max(cache.lastCommitTs() + 1, now);
-      WalRecordProto record = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group)).setCommitTs(commitTs).setTxnId(txnId).addAllWrites(writes).build();
+      WalRecordProto record = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
+          .setCommitTs(commitTs).setTxnId(txnId).addAllWrites(writes).build();
       SharedWal.Position position = await(wal.append(cache.group, record.toByteArray()));
       Map<Key, RowState> states = new HashMap<>();
       for (RowWriteProto w : writes) {
-        Key key = key(w.getKey());
-        states.put(key, states.getOrDefault(key, cache.latest(key)).apply(w, commitTs));
+        Key key = Requests.key(w.getKey());
+        states.put(key, cache.latest(key).apply(w, commitTs));
       }
       cache.install(states, commitTs, now);
       shipper.ship(new UpdateShipper.Shipment(cache.group, commitTs, writes, position));
@@ -172,13 +179,25 @@ final class TransactionManager {
     }
   }
 
+  private CommitResponse conflict(GroupCache cache, String txnId, String why) {
+    CommitResponse conflict = outcome(TxnOutcomeProto.CONFLICT, why);
+    cache.remember(txnId, conflict);
+    metrics.conflicted();
+    return conflict;
+  }
+
+  private static String reloaded(GroupId id) {
+    return "the leader of group " + id + " reloaded it (a region move, split or restart) since this transaction"
+        + " began; retry the transaction";
+  }
+
   /** Loads a new group's cache in the background, so its first transaction does not wait for it. */
   void preload(GroupId id) {
     preloader.execute(() -> {
       try {
-        cache(id);
+        caches.get(id);
       } catch (IOException | RuntimeException e) {
-        // the first transaction loads it then
+        LOG.debug("preloading group {} failed; its first transaction loads it ({})", id, e.toString());
       }
     });
   }
@@ -189,128 +208,84 @@ final class TransactionManager {
 
   /**
    * Ends transactions on a group about to be deleted: no more commits, everything committed shipped to HBase,
-   * and the clock past the newest commit, so plain writes made after the delete win over the group's.
+   * and the clock past the newest commit, so plain writes made after the delete win over the group's. Waits at
+   * most the endpoint wait for each; the caller retries.
    */
   void release(GroupId id) throws IOException {
-    Optional<GroupRecord> record = groups.apply(id);
-    synchronized (this) {
-      // under the lock cache() loads with: a cache being loaded right now is either installed before (and closed
-      // below) or sees the group released and is not installed
-      record.ifPresent(r -> released.add(r.group()));
-    }
-    GroupCache cache = closeCache(id);
+    GroupCache cache = caches.release(id);
     if (cache == null) {
       return;
     }
     shipper.drain(cache.group, waitMillis);
+    awaitClockPast(cache);
+    caches.forget(cache);
+  }
+
+  private void awaitClockPast(GroupCache cache) throws IOException {
     long newest = cache.lastCommitTs();
-    while (System.currentTimeMillis() <= newest) {
+    long deadline = System.currentTimeMillis() + waitMillis;
+    long now;
+    while ((now = System.currentTimeMillis()) <= newest) {
+      if (now >= deadline) {
+        throw new IOException("group " + cache.group.id() + " has commits stamped up to " + newest + ", "
+            + (newest - now) + " ms ahead of this server's clock; its members are released once the clock passes"
+            + " it (at most " + maxFutureMillis + " ms, " + GStoreConfig.TXN_MAX_FUTURE_MS + "); retry");
+      }
       try {
-        TimeUnit.MILLISECONDS.sleep(1);
+        TimeUnit.MILLISECONDS.sleep(Math.min(newest - now + 1, deadline - now));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new java.io.InterruptedIOException("interrupted");
+        throw new InterruptedIOException("interrupted");
       }
     }
-    caches.remove(id, cache);
   }
 
-  /** A leader region closes: ship what its groups committed and forget their caches; the next host reloads. */
+  /**
+   * A leader region closes: refuse new commits of its groups (their clients retry at the next host), and ship
+   * every commit they made before letting the region go, so the next host loads all of them. Waits as long as
+   * shipping takes, saying so loudly: closing with commits unshipped would hide acknowledged commits from the next
+   * host.
+   */
   void regionClosing(Predicate<Key> inRegion) {
-    for (GroupCache cache : List.copyOf(caches.values())) {
-      if (inRegion.test(cache.group.leader())) {
-        closeCache(cache.group.id());
+    for (GroupCache cache : caches.closeRegion(inRegion)) {
+      long started = System.currentTimeMillis();
+      while (true) {
         try {
           shipper.drain(cache.group, waitMillis);
+          break;
+        } catch (InterruptedIOException e) {
+          LOG.error("interrupted shipping group {} before its leader region closes; {} commits not shipped",
+              cache.group.id(), shipper.pendingCount(cache.group));
+          Thread.currentThread().interrupt();
+          return;
         } catch (IOException e) {
-          // the WAL keeps the commits; recovery replays them
-        }
-        caches.remove(cache.group.id(), cache);
-      }
-    }
-  }
-
-  private GroupCache closeCache(GroupId id) {
-    GroupCache cache = caches.get(id);
-    if (cache == null) {
-      return null;
-    }
-    cache.commitLock.lock();
-    try {
-      cache.close();
-      released.add(cache.group);
-    } finally {
-      cache.commitLock.unlock();
-    }
-    return cache;
-  }
-
-  /** The group's cache, loading its members from HBase on first use; null if the group is not active here. */
-  private GroupCache cache(GroupId id) throws IOException {
-    GroupCache cache = caches.get(id);
-    if (cache != null) {
-      return cache;
-    }
-    Optional<GroupRecord> record = groups.apply(id);
-    if (record.isEmpty() || record.get().phase() != GroupPhase.ACTIVE) {
-      return null;
-    }
-    synchronized (this) {
-      if (released.contains(record.get().group())) {
-        return null;
-      }
-      cache = caches.get(id);
-      if (cache == null) {
-        cache = load(record.get());
-        caches.put(id, cache);
-      }
-      return cache;
-    }
-  }
-
-  private GroupCache load(GroupRecord record) throws IOException {
-    Map<TableName, List<Key>> byTable = new LinkedHashMap<>();
-    for (Key k : record.members(MemberState.Status.JOINED)) {
-      byTable.computeIfAbsent(TableName.valueOf(k.table()), t -> new ArrayList<>()).add(k);
-    }
-    Map<Key, RowState> loaded = new LinkedHashMap<>();
-    long floor = 0;
-    for (Map.Entry<TableName, List<Key>> e : byTable.entrySet()) {
-      List<Get> gets = new ArrayList<>();
-      e.getValue().forEach(k -> gets.add(new Get(k.row())));
-      try (Table table = connection.getTable(e.getKey())) {
-        Result[] results = table.get(gets);
-        for (int i = 0; i < results.length; i++) {
-          Map<ByteString, ByteString> columns = new java.util.TreeMap<>(Columns::compare);
-          for (Cell c : results[i].rawCells()) {
-            columns.put(Columns.key(CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c)),
-                ByteString.copyFrom(CellUtil.cloneValue(c)));
-            floor = Math.max(floor, c.getTimestamp());
+          if (shipper.isClosed()) {
+            LOG.error("G-Store is stopping with {} commits of group {} not shipped; they are in its WAL",
+                shipper.pendingCount(cache.group), cache.group.id());
+            break;
           }
-          loaded.put(e.getValue().get(i), new RowState(0, Collections.unmodifiableMap(columns)));
+          metrics.closeWaitedForShipping();
+          LOG.warn("the leader region of group {} waits for {} commits to be shipped to HBase before it closes"
+              + " ({} ms so far)", cache.group.id(), shipper.pendingCount(cache.group),
+              System.currentTimeMillis() - started);
         }
       }
+      caches.forget(cache);
     }
-    return new GroupCache(record.group(), loaded, floor, retentionMillis);
   }
 
-  private SharedWal.Position await(java.util.concurrent.CompletableFuture<SharedWal.Position> append)
-      throws IOException {
+  private SharedWal.Position await(CompletableFuture<SharedWal.Position> append) throws IOException {
     try {
       return append.get(waitMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted writing the WAL");
+      throw new InterruptedIOException("interrupted writing the WAL");
     } catch (ExecutionException e) {
       throw new IOException("the G-Store WAL could not make the commit durable; its outcome is unknown",
           e.getCause());
     } catch (TimeoutException e) {
       throw new IOException("the G-Store WAL did not make the commit durable in time; its outcome is unknown");
     }
-  }
-
-  private static Key key(KeyProto k) {
-    return Key.of(k.getTable(), k.getRow().toByteArray());
   }
 
   private static CommitResponse outcome(TxnOutcomeProto outcome, String message) {

@@ -26,9 +26,9 @@ final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
     try {
       GroupId id = groups.leadHere(request.getName(), request.getLeader());
       TransactionManager.ReadResult r = groups.server().transactions().read(id,
-          request.hasSnapshot() ? request.getSnapshot() : null, request.getRowsList());
+          request.hasSnapshot() ? request.getSnapshot() : null, request.getIncarnation(), request.getRowsList());
       ReadResponse.Builder b = ReadResponse.newBuilder().setOutcome(r.outcome()).setSnapshot(r.snapshot())
-          .addAllRows(r.rows());
+          .setIncarnation(r.incarnation()).addAllRows(r.rows());
       if (r.message() != null) {
         b.setMessage(r.message());
       }
@@ -42,8 +42,8 @@ final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
   public void commit(RpcController controller, CommitRequest request, RpcCallback<CommitResponse> done) {
     try {
       GroupId id = groups.leadHere(request.getName(), request.getLeader());
-      done.run(groups.server().transactions().commit(id, request.getTxnId(), request.getReadsList(),
-          request.getWritesList()));
+      done.run(groups.server().transactions().commit(id, request.getTxnId(), request.getIncarnation(),
+          request.getReadsList(), request.getWritesList()));
     } catch (IOException | IllegalArgumentException e) {
       GroupEndpoint.fail(controller, e, done);
     }

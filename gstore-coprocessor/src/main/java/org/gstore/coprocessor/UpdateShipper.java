@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.Table;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
@@ -29,6 +31,12 @@ import org.slf4j.LoggerFactory;
  * cells' timestamp, so re-applying a commit is harmless. Writes carry the owning group's token to pass fencing.
  * Everything waiting is shipped in one batch per table; a failed batch is retried until it succeeds, since until
  * then the commit lives only in the WAL.
+ *
+ * <p>A commit that HBase refuses for good (a {@link DoNotRetryIOException}: its column family or table was dropped
+ * after it committed, say) must not stop everyone else's: the batch is then shipped one commit at a time, and a
+ * commit refused on its own is <em>quarantined</em>: logged as an error with its WAL position, counted
+ * ({@code shipperQuarantined}), no longer waited for by deletes and region closes, and kept in the WAL (T_F stops
+ * below it) for an operator.
  *
  * <p>Tracks, per WAL stream, the sequence number below which every commit is shipped: T_F of the recovery paper.
  */
@@ -46,6 +54,7 @@ final class UpdateShipper implements Closeable {
   private final List<TreeSet<Long>> pendingPerStream = new ArrayList<>();
   private final long[] shippedThrough;
   private final BatchingThread<Shipment> thread;
+  private long quarantined;
 
   UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams) {
     this.connection = connection;
@@ -93,38 +102,93 @@ final class UpdateShipper implements Closeable {
     return pendingPerGroup.values().stream().mapToInt(Integer::intValue).sum();
   }
 
+  /** Commits of {@code group} handed over but not yet in HBase. */
+  synchronized int pendingCount(GroupRef group) {
+    return pendingPerGroup.getOrDefault(group, 0);
+  }
+
+  /** Commits HBase refused for good since this server started (see the class comment). */
+  synchronized long quarantinedCount() {
+    return quarantined;
+  }
+
+  boolean isClosed() {
+    return thread.isClosed();
+  }
+
   /** How far behind the shipper is, in milliseconds of commit time (0 when nothing waits). */
   synchronized long lagMillis(long now) {
     return queued.isEmpty() ? 0 : Math.max(0, now - queued.get(0).commitTs());
   }
 
   private void shipUntilApplied(List<Shipment> batch) {
-    long backoff = 50;
-    while (!thread.isClosed()) {
-      try {
-        apply(batch);
-        shipped(batch);
-        return;
-      } catch (IOException e) {
-        LOG.warn("G-Store could not ship {} commits; retrying in {} ms", batch.size(), backoff, e);
-        try {
-          TimeUnit.MILLISECONDS.sleep(backoff);
-        } catch (InterruptedException ie) {
-          return;
+    if (!shipOrQuarantine(batch)) {
+      for (Shipment s : batch) {
+        if (!shipOrQuarantine(List.of(s))) {
+          quarantine(s);
         }
-        backoff = Math.min(backoff * 2, 2_000);
       }
     }
   }
 
+  /**
+   * Ships {@code batch}, retrying while the failures may pass. False if HBase refused it for good; true once
+   * shipped (or when the shipper closes: the WAL keeps what was not shipped).
+   */
+  private boolean shipOrQuarantine(List<Shipment> batch) {
+    long backoff = 50;
+    while (!thread.isClosed()) {
+      try {
+        apply(batch);
+        for (Shipment s : batch) {
+          done(s, true);
+        }
+        return true;
+      } catch (IOException e) {
+        if (refusedForGood(e)) {
+          LOG.warn("HBase refused {} G-Store commits for good ({}); shipping them one by one", batch.size(),
+              e.toString());
+          return false;
+        }
+        LOG.warn("G-Store could not ship {} commits; retrying in {} ms", batch.size(), backoff, e);
+        try {
+          TimeUnit.MILLISECONDS.sleep(backoff);
+        } catch (InterruptedException ie) {
+          return true;
+        }
+        backoff = Math.min(backoff * 2, 2_000);
+      }
+    }
+    return true;
+  }
+
+  private static boolean refusedForGood(IOException e) {
+    if (e instanceof RetriesExhaustedWithDetailsException details) {
+      return details.getCauses().stream().anyMatch(DoNotRetryIOException.class::isInstance);
+    }
+    return e instanceof DoNotRetryIOException;
+  }
+
+  private void quarantine(Shipment s) {
+    LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
+        + " refuses its writes for good, so it is not shipped; it stays in the WAL (T_F stops below it) for an"
+        + " operator, see docs/operations.md", s.group().id(), s.commitTs(), s.position().stream(),
+        s.position().seq());
+    done(s, false);
+  }
+
   private void apply(List<Shipment> batch) throws IOException {
     Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
-    for (Shipment s : batch) {
-      for (RowWriteProto w : s.writes()) {
-        Key key = Key.of(w.getKey().getTable(), w.getKey().getRow().toByteArray());
-        byTable.computeIfAbsent(TableName.valueOf(key.table()), t -> new ArrayList<>())
-            .addAll(mutations(s, key, w));
+    try {
+      for (Shipment s : batch) {
+        for (RowWriteProto w : s.writes()) {
+          Key key = Key.of(w.getKey().getTable(), w.getKey().getRow().toByteArray());
+          byTable.computeIfAbsent(TableName.valueOf(key.table()), t -> new ArrayList<>())
+              .addAll(mutations(s, key, w));
+        }
       }
+    } catch (RuntimeException e) { // a write HBase's client cannot even express: no retry makes it pass
+      throw new DoNotRetryIOException("cannot build the HBase writes of a commit: " + e, e);
     }
     for (Map.Entry<TableName, List<Mutation>> e : byTable.entrySet()) {
       try (Table table = connection.getTable(e.getKey())) {
@@ -173,16 +237,22 @@ final class UpdateShipper implements Closeable {
     return m;
   }
 
-  private synchronized void shipped(List<Shipment> batch) {
-    for (Shipment s : batch) {
-      pendingPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1);
-      TreeSet<Long> pending = pendingPerStream.get(s.position().stream());
+  /**
+   * A commit left the queue: shipped, or quarantined (then its WAL position stays pending, so T_F of its stream
+   * never passes it). Called in queue order.
+   */
+  private synchronized void done(Shipment s, boolean applied) {
+    pendingPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1);
+    int stream = s.position().stream();
+    TreeSet<Long> pending = pendingPerStream.get(stream);
+    if (applied) {
       pending.remove(s.position().seq());
-      int stream = s.position().stream();
-      shippedThrough[stream] = pending.isEmpty() ? Math.max(shippedThrough[stream], s.position().seq())
-          : pending.first() - 1;
+    } else {
+      quarantined++;
     }
-    queued.subList(0, batch.size()).clear();
+    shippedThrough[stream] = pending.isEmpty() ? Math.max(shippedThrough[stream], s.position().seq())
+        : pending.first() - 1;
+    queued.remove(0);
     notifyAll();
   }
 

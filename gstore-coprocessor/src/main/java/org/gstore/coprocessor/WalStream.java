@@ -49,7 +49,9 @@ final class WalStream implements Closeable {
       }
     }
     roll();
-    this.writer = new BatchingThread<>("gstore-wal-" + dir.getName(), this::write);
+    this.writer = new BatchingThread<>("gstore-wal-" + dir.getName(), this::write,
+        (batch, e) -> batch.forEach(p -> p.done.completeExceptionally(
+            new IOException("the G-Store WAL failed: " + e, e))));
   }
 
   /** Appends a record; the future completes with its sequence number in this stream once it is durable. */

@@ -114,7 +114,9 @@ public final class GStoreMiniCluster implements AutoCloseable {
     try (GStoreClient client = GStoreClient.create(getConnection()); Admin admin = getConnection().getAdmin()) {
       for (RegionInfo region : admin.getRegions(name)) {
         try {
-          client.getGroup(GroupId.of("ready-probe", RowKey.of(name, region.getStartKey())));
+          // the smallest row inside the region (a start key may be empty, and no row is)
+          byte[] probe = java.util.Arrays.copyOf(region.getStartKey(), region.getStartKey().length + 1);
+          client.getGroup(GroupId.of("ready-probe", RowKey.of(name, probe)));
         } catch (GroupNotFoundException expected) {
           // the region answered: its G-Store state is loaded
         }

@@ -10,7 +10,6 @@ import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -31,10 +30,8 @@ class RegionMovesTest {
   @Test
   void groupsAndYieldsSurviveMovingLeaderAndFollowerRegionsAndASplit(GStoreMiniCluster cluster) throws Exception {
     TableName name = TableName.valueOf("moves_rows");
-    HBaseTestingUtility util = cluster.getTestingUtility();
     try (Table table = cluster.createTable(name, new byte[][] {CF}, TestRows.splits(3));
-        GStoreClient client = GStoreClient.create(cluster.getConnection());
-        Admin admin = cluster.getConnection().getAdmin()) {
+        GStoreClient client = GStoreClient.create(cluster.getConnection())) {
       byte[] leader = TestRows.row(0);
       byte[] follower = TestRows.row(9);
       byte[] lowSplitSide = TestRows.row(4);
@@ -43,18 +40,15 @@ class RegionMovesTest {
           .members(name, List.of(follower, lowSplitSide, highSplitSide, TestRows.row(1))).build());
       assertThat(g.members()).hasSize(5);
 
-      move(cluster, admin, name, leader);
+      TestRegions.move(cluster, name, leader);
       assertThat(client.getGroup(g.id()).members()).isEqualTo(g.members());
       assertFenced(table, leader);
       assertFenced(table, follower);
 
-      move(cluster, admin, name, follower);
+      TestRegions.move(cluster, name, follower);
       assertFenced(table, follower);
 
-      int before = admin.getRegions(name).size();
-      admin.split(name, Bytes.toBytes("5"));
-      util.waitFor(60_000, () -> admin.getRegions(name).size() > before);
-      util.waitUntilNoRegionsInTransition(60_000);
+      TestRegions.split(cluster, name, "5");
       assertFenced(table, lowSplitSide);
       assertFenced(table, highSplitSide);
       assertThat(client.getGroup(g.id()).members()).isEqualTo(g.members());
@@ -100,20 +94,6 @@ class RegionMovesTest {
       for (byte[] row : rows) {
         table.put(new Put(row).addColumn(CF, Bytes.toBytes("q"), Bytes.toBytes("free")));
       }
-    }
-  }
-
-  /** Moves the region holding {@code row} to another region server. */
-  private static void move(GStoreMiniCluster cluster, Admin admin, TableName name, byte[] row) throws Exception {
-    try (RegionLocator locator = cluster.getConnection().getRegionLocator(name)) {
-      RegionInfo region = locator.getRegionLocation(row, true).getRegion();
-      ServerName from = locator.getRegionLocation(row, true).getServerName();
-      ServerName to = admin.getRegionServers().stream().filter(s -> !s.equals(from)).sorted().findFirst()
-          .orElseThrow();
-      admin.move(region.getEncodedNameAsBytes(), to);
-      cluster.getTestingUtility().waitFor(60_000,
-          () -> to.equals(locator.getRegionLocation(row, true).getServerName()));
-      cluster.getTestingUtility().waitUntilNoRegionsInTransition(60_000);
     }
   }
 

@@ -85,12 +85,16 @@ final class Leader {
       return;
     }
     switch (g.phase) {
-      case CREATING -> g.createWaiters.add(req.requestId());
+      case CREATING, DELETING -> g.createWaiters.add(req.requestId()); // DELETING: answered once every row is free
       case ACTIVE -> fx.reply(new Reply.Create(req.requestId(), Reply.Outcome.CREATED, g.toRecord(), null));
-      case DELETING, ENDED -> fx.reply(new Reply.Create(req.requestId(), Reply.Outcome.FAILED, g.toRecord(),
-          g.failure != null ? g.failure : "group " + req.group() + " was deleted"));
+      case ENDED -> fx.reply(createFailed(g, req.requestId()));
       default -> throw new IllegalStateException(g.phase.name());
     }
+  }
+
+  private static Reply.Create createFailed(LeaderGroup g, String requestId) {
+    return new Reply.Create(requestId, Reply.Outcome.FAILED, g.toRecord(),
+        g.failure != null ? g.failure : "group " + g.ref.id() + " was deleted");
   }
 
   void delete(ClientRequest.Delete req, long now, Effects fx) {
@@ -156,16 +160,15 @@ final class Leader {
     g.createWaiters.clear();
   }
 
-  /** Ends creation (if still running) with {@code createFailure} for its waiters and starts sending D. */
+  /**
+   * Ends creation (if still running) with {@code createFailure} and starts sending D. The create's waiters are
+   * answered when the group has ended, not before: when a client hears that creation failed, no row is held by
+   * the failed group any more.
+   */
   private void startDelete(LeaderGroup g, String createFailure, long now, Effects fx) {
     if (g.phase == GroupPhase.CREATING) {
       stats.groupsFailed++;
       g.failure = createFailure;
-      GroupRecord record = g.toRecord();
-      for (String waiter : g.createWaiters) {
-        fx.reply(new Reply.Create(waiter, Reply.Outcome.FAILED, record, createFailure));
-      }
-      g.createWaiters.clear();
     }
     g.phase = GroupPhase.DELETING;
     g.retry = new Retry(config, now);
@@ -199,6 +202,10 @@ final class Leader {
     tombstones.add(g);
     persist(g);
     stats.groupsDeleted++;
+    for (String waiter : g.createWaiters) {
+      fx.reply(createFailed(g, waiter));
+    }
+    g.createWaiters.clear();
     for (String waiter : g.deleteWaiters) {
       fx.reply(new Reply.Delete(waiter, Reply.Outcome.DELETED, null));
     }

@@ -1,6 +1,7 @@
 package org.gstore.coprocessor;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -33,14 +34,21 @@ final class CommitValidator {
     this.maxCellBytes = maxCellBytes;
   }
 
-  void check(String txnId, List<RowWriteProto> writes) throws IOException {
+  /**
+   * Checks a commit; returns its writes with every key canonical (see {@link Requests#key}), as they are to be
+   * logged, cached and shipped: the owner token the shipper signs must name the row as the fence sees it.
+   */
+  List<RowWriteProto> check(String txnId, List<RowWriteProto> writes) throws IOException {
     if (txnId.isEmpty() || txnId.length() > MAX_TXN_ID_CHARS) {
       throw new DoNotRetryIOException("a transaction id must have 1 to " + MAX_TXN_ID_CHARS + " characters, not "
           + txnId.length());
     }
     Set<Key> rows = new HashSet<>();
+    List<RowWriteProto> canonical = new ArrayList<>(writes.size());
     for (RowWriteProto w : writes) {
       Key key = Requests.key(w.getKey());
+      canonical.add(key.table().equals(w.getKey().getTable()) ? w
+          : w.toBuilder().setKey(w.getKey().toBuilder().setTable(key.table())).build());
       if (!rows.add(key)) {
         throw new DoNotRetryIOException("row " + key + " is written twice in one commit; send one write per row");
       }
@@ -66,5 +74,6 @@ final class CommitValidator {
         }
       }
     }
+    return canonical;
   }
 }

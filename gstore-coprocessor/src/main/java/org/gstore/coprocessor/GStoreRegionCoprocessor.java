@@ -20,6 +20,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
+import org.apache.hadoop.hbase.util.Pair;
 import org.gstore.common.RowGroupedException;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
@@ -34,7 +35,8 @@ import org.gstore.common.wire.OwnerToken;
  * {@link RowGroupedException}, unless it carries an {@link OwnerToken} of that very group (the group's own update
  * shipper). A token for any other group, or for a row that is free, is rejected too. All mutation paths (put,
  * delete, increment, append, check-and-mutate, mutateRow, batch) pass the same check. While a region's group state
- * is loading, writes get a retryable {@link RegionTooBusyException}.
+ * is loading, writes get a retryable {@link RegionTooBusyException}. Bulk loads into a region with grouped rows
+ * are refused; table-level changes that would unfence rows are refused by {@link GStoreMasterObserver}.
  *
  * <p>System tables and G-Store's own tables are left alone when the class is installed cluster-wide.
  */
@@ -117,6 +119,25 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   public Result preAppend(ObserverContext<RegionCoprocessorEnvironment> c, Append append) throws IOException {
     checkWrite(append);
     return null;
+  }
+
+  /**
+   * A bulk load would write rows without passing the fence, so none is let into a region while any of its rows
+   * is grouped: the whole load is refused (it would be all or nothing per region anyway), and may be retried once
+   * the groups are deleted.
+   */
+  @Override
+  public void preBulkLoadHFile(ObserverContext<RegionCoprocessorEnvironment> c,
+      List<Pair<byte[], String>> familyPaths) throws IOException {
+    if (server == null) {
+      return;
+    }
+    RegionInfo info = env.getRegionInfo();
+    GroupRef owner = server.hosted().anyOwnerIn(info);
+    if (owner != null) {
+      throw new RowGroupedException("bulk load into " + info.getRegionNameAsString() + " refused: rows of this"
+          + " region belong to G-Store groups (" + owner.id() + " among them); delete them first");
+    }
   }
 
   private void checkWrite(Mutation m) throws IOException {

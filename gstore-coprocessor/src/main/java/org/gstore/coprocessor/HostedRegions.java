@@ -70,6 +70,16 @@ final class HostedRegions {
     fenced.remove(key);
   }
 
+  /** A group holding a row of the region, or null if none does. */
+  GroupRef anyOwnerIn(RegionInfo info) {
+    for (Map.Entry<Key, GroupRef> e : fenced.entrySet()) {
+      if (contains(info, e.getKey())) {
+        return e.getValue();
+      }
+    }
+    return null;
+  }
+
   int fencedRows() {
     return fenced.size();
   }

@@ -5,18 +5,22 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.zookeeper.ZKAuthentication;
 import org.apache.hadoop.hbase.zookeeper.ZKConfig;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
 import org.gstore.common.protocol.NodeId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +38,7 @@ final class PeerRegistry implements Closeable {
 
   private final String quorum;
   private final String peersPath;
+  private final List<ACL> acl;
   private final Map<NodeId, InetSocketAddress> addresses = new ConcurrentHashMap<>();
   private volatile ZooKeeper zk;
   private volatile boolean closed;
@@ -44,6 +49,20 @@ final class PeerRegistry implements Closeable {
     this.quorum = ZKConfig.getZKQuorumServersString(conf);
     String parent = conf.get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT);
     this.peersPath = parent + "/gstore/peers";
+    this.acl = acl(ZKAuthentication.isSecureZooKeeper(conf));
+  }
+
+  /**
+   * HBase's own choice for its znodes: with secure ZooKeeper, anyone may read a peer's address but only its
+   * creator (the HBase principal) may change it; without ZooKeeper authentication no ACL can tell users apart.
+   */
+  static List<ACL> acl(boolean secureZooKeeper) {
+    if (!secureZooKeeper) {
+      return ZooDefs.Ids.OPEN_ACL_UNSAFE;
+    }
+    List<ACL> acl = new ArrayList<>(ZooDefs.Ids.CREATOR_ALL_ACL);
+    acl.addAll(ZooDefs.Ids.READ_ACL_UNSAFE);
+    return acl;
   }
 
   /** Publishes this server's datagram address. */
@@ -76,8 +95,7 @@ final class PeerRegistry implements Closeable {
       } catch (KeeperException.NoNodeException e) {
         // normal
       }
-      client.create(path, selfAddress.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE,
-          CreateMode.EPHEMERAL);
+      client.create(path, selfAddress.getBytes(StandardCharsets.UTF_8), acl, CreateMode.EPHEMERAL);
       ZooKeeper old = zk;
       zk = client;
       addresses.keySet().removeIf(n -> !n.equals(self)); // the old session's watches are gone
@@ -105,7 +123,7 @@ final class PeerRegistry implements Closeable {
     for (String part : peersPath.substring(1).split("/")) {
       path.append('/').append(part);
       try {
-        client.create(path.toString(), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        client.create(path.toString(), new byte[0], acl, CreateMode.PERSISTENT);
       } catch (KeeperException.NodeExistsException e) {
         // already there
       }
@@ -124,10 +142,11 @@ final class PeerRegistry implements Closeable {
           addresses.remove(node); // changed or deleted: look it up again next time
         }
       }, null);
-      String hostPort = new String(data, StandardCharsets.UTF_8);
-      int colon = hostPort.lastIndexOf(':');
-      InetSocketAddress address =
-          new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+      InetSocketAddress address = parse(new String(data, StandardCharsets.UTF_8));
+      if (address == null) {
+        LOG.warn("G-Store peer {} publishes an unusable address; treating it as unreachable", node);
+        return null;
+      }
       addresses.put(node, address);
       return address;
     } catch (KeeperException.NoNodeException e) {
@@ -137,6 +156,24 @@ final class PeerRegistry implements Closeable {
       return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  /** {@code host:port}, or null if {@code hostPort} is not one. */
+  static InetSocketAddress parse(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon <= 0) {
+      return null;
+    }
+    try {
+      int port = Integer.parseInt(hostPort.substring(colon + 1));
+      if (port < 1 || port > 65_535) {
+        return null;
+      }
+      InetSocketAddress address = new InetSocketAddress(hostPort.substring(0, colon), port);
+      return address.isUnresolved() ? null : address;
+    } catch (IllegalArgumentException e) {
       return null;
     }
   }

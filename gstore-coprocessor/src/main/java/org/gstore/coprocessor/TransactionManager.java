@@ -116,8 +116,8 @@ final class TransactionManager {
    * reloaded ones.
    */
   CommitResponse commit(GroupId id, String txnId, long incarnation, List<ReadStampProto> reads,
-      List<RowWriteProto> writes) throws IOException {
-    validator.check(txnId, writes);
+      List<RowWriteProto> requested) throws IOException {
+    List<RowWriteProto> writes = validator.check(txnId, requested);
     GroupCache cache = caches.get(id);
     if (cache == null) {
       return outcome(TxnOutcomeProto.NO_GROUP, "no active group " + id);

@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotEnabledException;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
@@ -162,11 +163,15 @@ final class UpdateShipper implements Closeable {
     return true;
   }
 
-  private static boolean refusedForGood(IOException e) {
+  /**
+   * Whether no retry can make HBase take the writes. A disabled table is not such a case (it is enabled again,
+   * and the commit must land then), although HBase does not retry it either.
+   */
+  static boolean refusedForGood(Throwable e) {
     if (e instanceof RetriesExhaustedWithDetailsException details) {
-      return details.getCauses().stream().anyMatch(DoNotRetryIOException.class::isInstance);
+      return details.getCauses().stream().anyMatch(UpdateShipper::refusedForGood);
     }
-    return e instanceof DoNotRetryIOException;
+    return e instanceof DoNotRetryIOException && !(e instanceof TableNotEnabledException);
   }
 
   private void quarantine(Shipment s) {

@@ -20,7 +20,9 @@ import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupId;
 import org.gstore.client.GroupNotFoundException;
 import org.gstore.client.RowKey;
+import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.GStoreMasterObserver;
 import org.gstore.coprocessor.GStoreRegionCoprocessor;
 
 /**
@@ -49,6 +51,7 @@ public final class GStoreMiniCluster implements AutoCloseable {
     new SecureRandom().nextBytes(secret);
     conf.set(GStoreConfig.CLUSTER_SECRET, Base64.getEncoder().encodeToString(secret));
     conf.set(GStoreConfig.UDP_BIND_ADDRESS, "127.0.0.1");
+    conf.set(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY, GStoreMasterObserver.class.getName());
     settings.forEach(conf::set);
     util.startMiniCluster(regionServers);
     return new GStoreMiniCluster(util);

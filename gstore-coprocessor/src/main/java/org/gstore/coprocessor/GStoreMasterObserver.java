@@ -1,0 +1,91 @@
+package org.gstore.coprocessor;
+
+import java.io.IOException;
+import java.util.Optional;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotFoundException;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
+import org.apache.hadoop.hbase.coprocessor.MasterCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.MasterObserver;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.gstore.common.wire.RecordCodec;
+
+/**
+ * Keeps schema changes from silently unfencing grouped rows: while any row of a table is joining or yielded to a
+ * group, the master refuses to delete or truncate the table, to drop one of its column families, and to remove
+ * G-Store from its descriptor. Install it with {@code hbase.coprocessor.master.classes}. Such changes would drop
+ * the rows (and with them commits the groups still hold), or stop fencing them while their leaders still own
+ * them. Delete the groups first; the error names one of them.
+ */
+public class GStoreMasterObserver implements MasterCoprocessor, MasterObserver {
+  private MasterCoprocessorEnvironment env;
+
+  @Override
+  public void start(org.apache.hadoop.hbase.CoprocessorEnvironment environment) {
+    if (environment instanceof MasterCoprocessorEnvironment master) {
+      this.env = master;
+    }
+  }
+
+  @Override
+  public Optional<MasterObserver> getMasterObserver() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public void preDeleteTable(ObserverContext<MasterCoprocessorEnvironment> ctx, TableName table)
+      throws IOException {
+    refuseWhileGrouped(table, "delete table " + table);
+  }
+
+  @Override
+  public void preTruncateTable(ObserverContext<MasterCoprocessorEnvironment> ctx, TableName table)
+      throws IOException {
+    refuseWhileGrouped(table, "truncate table " + table);
+  }
+
+  @Override
+  public TableDescriptor preModifyTable(ObserverContext<MasterCoprocessorEnvironment> ctx, TableName table,
+      TableDescriptor current, TableDescriptor next) throws IOException {
+    for (ColumnFamilyDescriptor family : current.getColumnFamilies()) {
+      if (!next.hasColumnFamily(family.getName())) {
+        refuseWhileGrouped(table, "drop column family " + family.getNameAsString() + " of " + table);
+      }
+    }
+    String coprocessor = GStoreRegionCoprocessor.class.getName();
+    boolean clusterWide = TableGuard.lists(env.getConfiguration(), CoprocessorHost.USER_REGION_COPROCESSOR_CONF_KEY)
+        || TableGuard.lists(env.getConfiguration(), CoprocessorHost.REGION_COPROCESSOR_CONF_KEY);
+    if (!clusterWide && current.hasCoprocessor(coprocessor) && !next.hasCoprocessor(coprocessor)) {
+      refuseWhileGrouped(table, "remove G-Store from table " + table);
+    }
+    return next;
+  }
+
+  private void refuseWhileGrouped(TableName table, String what) throws IOException {
+    if (table.isSystemTable() || env == null) {
+      return;
+    }
+    String name = table.getNameAsString();
+    Scan scan = new Scan().withStartRow(StateRows.rangeStart(name, new byte[0]))
+        .withStopRow(StateRows.rangeStop(name, new byte[0])).setLimit(1).addColumn(StateTables.FAMILY,
+            StateTables.RECORD);
+    try (Table owners = env.getConnection().getTable(StateTables.OWNERS); ResultScanner rs = owners.getScanner(scan)) {
+      Result first = rs.next();
+      if (first != null) {
+        var owner = RecordCodec.decodeOwner(first.getValue(StateTables.FAMILY, StateTables.RECORD));
+        throw new DoNotRetryIOException("cannot " + what + ": rows of it belong to G-Store groups (row "
+            + owner.key() + " is in group " + owner.group().id() + "); delete the groups first");
+      }
+    } catch (TableNotFoundException noState) {
+      // G-Store never ran on this cluster: no row is grouped
+    }
+  }
+}

@@ -1,6 +1,13 @@
 package org.gstore.coprocessor;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Durability;
 import org.gstore.common.protocol.ProtocolConfig;
@@ -28,6 +35,7 @@ public record GStoreConfig(
     Durability shipperDurability) {
 
   public static final String CLUSTER_SECRET = "gstore.cluster.secret";
+  public static final String CLUSTER_SECRET_FILE = "gstore.cluster.secret.file";
   public static final String UDP_BIND_ADDRESS = "gstore.udp.bind.address";
   public static final String UDP_PORT = "gstore.udp.port";
   public static final String DATAGRAM_MAX_BYTES = "gstore.udp.datagram.max.bytes";
@@ -50,11 +58,7 @@ public record GStoreConfig(
 
   /** Reads and validates; {@link IllegalArgumentException} names the offending key. */
   public static GStoreConfig from(Configuration conf) {
-    String secret = conf.get(CLUSTER_SECRET, "");
-    if (secret.getBytes(StandardCharsets.UTF_8).length < 16) {
-      throw new IllegalArgumentException(CLUSTER_SECRET + " must be set to a shared secret of at least 16 bytes"
-          + " (the same on every region server); it authenticates G-Store datagrams and owner tokens");
-    }
+    byte[] secret = clusterSecret(conf);
     int maxBytes = intIn(conf, DATAGRAM_MAX_BYTES, 60_000, 1_024, 65_000);
     ProtocolConfig d = ProtocolConfig.DEFAULTS;
     long retryInitial = longIn(conf, RETRY_INITIAL_MS, d.retryInitialMillis(), 1, 60_000);
@@ -72,8 +76,8 @@ public record GStoreConfig(
           + largestMessage + " bytes); raise it or lower them");
     }
     return new GStoreConfig(
-        secret.getBytes(StandardCharsets.UTF_8),
-        conf.get(UDP_BIND_ADDRESS, "0.0.0.0"),
+        secret,
+        conf.getTrimmed(UDP_BIND_ADDRESS, ""),
         intIn(conf, UDP_PORT, 0, 0, 65_535),
         maxBytes,
         protocol,
@@ -87,6 +91,55 @@ public record GStoreConfig(
         maxIdChars,
         maxRowBytes,
         durability(conf));
+  }
+
+  /**
+   * The cluster secret, from a file only the HBase user can read ({@link #CLUSTER_SECRET_FILE}), or from
+   * {@link #CLUSTER_SECRET} through Hadoop's credential providers (a keystore named by
+   * {@code hadoop.security.credential.provider.path}; as a last resort, the plain value in the configuration).
+   */
+  static byte[] clusterSecret(Configuration conf) {
+    String file = conf.getTrimmed(CLUSTER_SECRET_FILE, "");
+    String secret;
+    if (!file.isEmpty()) {
+      if (conf.get(CLUSTER_SECRET) != null) {
+        throw new IllegalArgumentException("set " + CLUSTER_SECRET_FILE + " or " + CLUSTER_SECRET + ", not both");
+      }
+      secret = readSecretFile(Paths.get(file));
+    } else {
+      char[] password;
+      try {
+        password = conf.getPassword(CLUSTER_SECRET);
+      } catch (IOException e) {
+        throw new IllegalArgumentException(CLUSTER_SECRET + " could not be read from the credential provider: "
+            + e.getMessage(), e);
+      }
+      secret = password == null ? "" : new String(password);
+    }
+    byte[] bytes = secret.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length < 16) {
+      throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " (or " + CLUSTER_SECRET + ") must hold a shared"
+          + " secret of at least 16 bytes, the same on every region server; it authenticates G-Store datagrams and"
+          + " owner tokens");
+    }
+    return bytes;
+  }
+
+  private static String readSecretFile(Path path) {
+    try {
+      Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(path);
+      if (permissions.contains(PosixFilePermission.OTHERS_READ)
+          || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
+        throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " " + path + " is open to every user ("
+            + PosixFilePermissions.toString(permissions) + "); make it readable by the HBase user only (chmod 600)");
+      }
+      return Files.readString(path, StandardCharsets.UTF_8).trim();
+    } catch (UnsupportedOperationException e) {
+      throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " " + path + " is on a file system without POSIX"
+          + " permissions, so G-Store cannot check who may read it", e);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " " + path + " cannot be read: " + e, e);
+    }
   }
 
   private static int intIn(Configuration conf, String key, int dflt, int min, int max) {

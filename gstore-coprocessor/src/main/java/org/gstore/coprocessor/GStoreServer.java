@@ -32,6 +32,7 @@ import org.gstore.common.protocol.ProtocolStats;
 import org.gstore.common.protocol.Reply;
 import org.gstore.common.protocol.Step;
 import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.DatagramRejectedException;
 import org.gstore.common.wire.OwnerToken;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,10 +125,11 @@ final class GStoreServer implements Closeable {
     gauges.shipper = shipper;
     gauges.walStreams = wal.streams();
     try {
-      InetSocketAddress bound = transport.start(new InetSocketAddress(config.udpBindAddress(), config.udpPort()),
+      // by default only on the region server's own address, not every interface of the host
+      String bindAddress = config.udpBindAddress().isEmpty() ? serverName.getHostname() : config.udpBindAddress();
+      InetSocketAddress bound = transport.start(new InetSocketAddress(bindAddress, config.udpPort()),
           config.datagramMaxBytes(), this::receive);
-      String advertised = "0.0.0.0".equals(config.udpBindAddress()) ? serverName.getHostname()
-          : config.udpBindAddress();
+      String advertised = "0.0.0.0".equals(bindAddress) ? serverName.getHostname() : bindAddress;
       peers.register(self, new InetSocketAddress(advertised, bound.getPort()));
       LOG.info("G-Store peer {} listening on {}:{}", self, advertised, bound.getPort());
     } catch (InterruptedException e) {
@@ -330,6 +332,10 @@ final class GStoreServer implements Closeable {
   // ---- the engine's inputs and outputs
 
   private void receive(Datagram d) {
+    if (!d.to().equals(self)) { // authentic but meant for another server (or an earlier one on this port)
+      metrics.datagramDropped(DatagramRejectedException.Reason.MISADDRESSED);
+      return;
+    }
     onProtocolThread(engine -> engine.receive(d, now()));
   }
 

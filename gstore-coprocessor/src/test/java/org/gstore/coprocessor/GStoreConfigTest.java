@@ -3,9 +3,14 @@ package org.gstore.coprocessor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(10)
 class GStoreConfigTest {
@@ -31,6 +36,32 @@ class GStoreConfigTest {
     Configuration conf = new Configuration(false);
     conf.set(GStoreConfig.CLUSTER_SECRET, "short");
     assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining("at least 16 bytes");
+  }
+
+  @Test
+  void theSecretFileMustBeClosedToOtherUsers(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("gstore.secret");
+    Files.writeString(file, "  a secret read from a file  \n");
+    Configuration conf = new Configuration(false);
+    conf.set(GStoreConfig.CLUSTER_SECRET_FILE, file.toString());
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining(GStoreConfig.CLUSTER_SECRET_FILE)
+        .hasMessageContaining("chmod 600");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    assertThat(new String(GStoreConfig.from(conf).clusterSecret(), StandardCharsets.UTF_8))
+        .isEqualTo("a secret read from a file");
+    conf.set(GStoreConfig.CLUSTER_SECRET, "sixteen-bytes-or-more");
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining("not both");
+  }
+
+  @Test
+  void limitsThatAllowAMessageLargerThanADatagramFailStartUp() {
+    Configuration conf = valid();
+    conf.set(GStoreConfig.DATAGRAM_MAX_BYTES, "4000");
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining(GStoreConfig.DATAGRAM_MAX_BYTES)
+        .hasMessageContaining(GStoreConfig.GROUP_MAX_ROW_BYTES);
+    conf.set(GStoreConfig.GROUP_MAX_ROW_BYTES, "512");
+    assertThat(GStoreConfig.from(conf).maxRowBytes()).isEqualTo(512);
   }
 
   @Test

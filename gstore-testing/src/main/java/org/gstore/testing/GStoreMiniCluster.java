@@ -47,14 +47,31 @@ public final class GStoreMiniCluster implements AutoCloseable {
   public static GStoreMiniCluster start(int regionServers, Map<String, String> settings) throws Exception {
     HBaseTestingUtility util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
-    byte[] secret = new byte[24];
-    new SecureRandom().nextBytes(secret);
-    conf.set(GStoreConfig.CLUSTER_SECRET, Base64.getEncoder().encodeToString(secret));
+    conf.set(GStoreConfig.CLUSTER_SECRET_FILE, writeSecretFile(util).toString());
     conf.set(GStoreConfig.UDP_BIND_ADDRESS, "127.0.0.1");
     conf.set(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY, GStoreMasterObserver.class.getName());
     settings.forEach(conf::set);
     util.startMiniCluster(regionServers);
     return new GStoreMiniCluster(util);
+  }
+
+  /** A random cluster secret in a file only this user can read, as region servers should keep it. */
+  private static java.nio.file.Path writeSecretFile(HBaseTestingUtility util) throws IOException {
+    byte[] secret = new byte[24];
+    new SecureRandom().nextBytes(secret);
+    java.nio.file.Path dir = java.nio.file.Paths.get(util.getDataTestDir().toUri().getPath());
+    java.nio.file.Files.createDirectories(dir);
+    java.nio.file.Path file = dir.resolve("gstore-cluster.secret");
+    java.nio.file.Files.deleteIfExists(file);
+    java.nio.file.Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+    java.nio.file.Files.writeString(file, Base64.getEncoder().encodeToString(secret));
+    return file;
+  }
+
+  /** The cluster secret the region servers use, for tests that forge or re-sign G-Store messages. */
+  public byte[] clusterSecret() {
+    return GStoreConfig.from(util.getConfiguration()).clusterSecret();
   }
 
   /** The configuration clients use to reach the cluster (it also holds the cluster's G-Store settings). */

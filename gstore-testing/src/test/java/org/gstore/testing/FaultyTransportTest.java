@@ -31,9 +31,9 @@ import org.gstore.common.protocol.Join;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Uid;
+import org.gstore.common.wire.ClusterKeys;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.coprocessor.DatagramFaults;
-import org.gstore.coprocessor.GStoreConfig;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -73,17 +73,19 @@ class FaultyTransportTest {
   @Test
   void garbageForgedAndOversizedDatagramsAreDroppedCountedAndHarmless(GStoreMiniCluster cluster) throws Exception {
     InetSocketAddress peer = anyPeer(cluster);
-    byte[] secret = cluster.getConfiguration().get(GStoreConfig.CLUSTER_SECRET).getBytes(StandardCharsets.UTF_8);
+    byte[] secret = cluster.clusterSecret();
     long malformed = dropped("Malformed");
     long unauthenticated = dropped("Unauthenticated");
     long unknownVersion = dropped("UnknownVersion");
     long oversized = dropped("Oversized");
+    long misaddressed = dropped("Misaddressed");
 
     Datagram plausible = new Datagram(new NodeId("intruder"), new NodeId("victim"), List.of(new Join(
         new GroupRef(new GroupId("evil", Key.of("lossy_rows", "x")), new Uid(new NodeId("intruder"), 1)),
         Key.of("lossy_rows", "y"))), List.of());
     byte[] forged = new DatagramCodec("some-other-secret-here".getBytes(StandardCharsets.UTF_8), 60_000)
         .encode(plausible);
+    byte[] authenticButForAnotherNode = new DatagramCodec(secret, 60_000).encode(plausible);
     byte[] otherVersion = new DatagramCodec(secret, 60_000).encode(plausible);
     otherVersion[2] = 9;
     resign(otherVersion, secret);
@@ -91,7 +93,7 @@ class FaultyTransportTest {
     new Random(1).nextBytes(garbage);
     try (DatagramSocket socket = new DatagramSocket()) {
       for (byte[] payload : List.of(garbage, "GS".getBytes(StandardCharsets.UTF_8), forged, otherVersion,
-          new byte[61_000])) {
+          new byte[61_000], authenticButForAnotherNode)) {
         socket.send(new DatagramPacket(payload, payload.length, peer));
       }
     }
@@ -100,6 +102,7 @@ class FaultyTransportTest {
       assertThat(dropped("Unauthenticated")).isGreaterThanOrEqualTo(unauthenticated + 1);
       assertThat(dropped("UnknownVersion")).isGreaterThanOrEqualTo(unknownVersion + 1);
       assertThat(dropped("Oversized")).isGreaterThanOrEqualTo(oversized + 1);
+      assertThat(dropped("Misaddressed")).isGreaterThanOrEqualTo(misaddressed + 1);
     });
 
     TableName name = TableName.valueOf("after_garbage");
@@ -135,7 +138,7 @@ class FaultyTransportTest {
 
   private static void resign(byte[] framed, byte[] secret) throws Exception {
     Mac mac = Mac.getInstance("HmacSHA256");
-    mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+    mac.init(new SecretKeySpec(ClusterKeys.derive(secret, ClusterKeys.DATAGRAMS), "HmacSHA256"));
     mac.update(framed, 0, framed.length - 32);
     System.arraycopy(mac.doFinal(), 0, framed, framed.length - 32, 32);
   }

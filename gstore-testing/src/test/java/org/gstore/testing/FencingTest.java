@@ -27,7 +27,6 @@ import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.OwnerToken;
-import org.gstore.coprocessor.GStoreConfig;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,8 +49,7 @@ class FencingTest {
   static void setUp(GStoreMiniCluster cluster) throws Exception {
     table = cluster.createTable(ACCOUNTS, new byte[][] {CF}, TestRows.splits(3));
     client = GStoreClient.create(cluster.getConnection());
-    tokens = new OwnerToken(cluster.getConfiguration().get(GStoreConfig.CLUSTER_SECRET)
-        .getBytes(StandardCharsets.UTF_8));
+    tokens = new OwnerToken(cluster.clusterSecret());
   }
 
   @AfterAll

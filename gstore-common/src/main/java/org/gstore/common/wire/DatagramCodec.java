@@ -33,7 +33,8 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.UidProto;
 
 /**
  * Turns a {@link Datagram} into bytes and back. Frame: magic {@code "GS"}, one version byte, the protobuf body
- * ({@code DatagramProto}), and an HMAC-SHA256 over all of that keyed with the cluster secret.
+ * ({@code DatagramProto}), and an HMAC-SHA256 over all of that keyed with the datagram key derived from the cluster
+ * secret ({@link ClusterKeys}).
  *
  * <p>Decoding never throws anything but {@link DatagramRejectedException}: whatever arrives on the port, the
  * caller drops it and counts the reason. Thread-safe.
@@ -60,7 +61,7 @@ public final class DatagramCodec {
     if (maxBytes < HEADER + MAC_LENGTH + 16) {
       throw new IllegalArgumentException("maximum datagram size too small: " + maxBytes);
     }
-    this.secret = new SecretKeySpec(secret.clone(), MAC_ALGORITHM);
+    this.secret = new SecretKeySpec(ClusterKeys.derive(secret, ClusterKeys.DATAGRAMS), MAC_ALGORITHM);
     this.maxBytes = maxBytes;
     this.macs = ThreadLocal.withInitial(this::newMac);
   }

@@ -13,7 +13,9 @@ public final class DatagramRejectedException extends Exception {
     /** From a peer speaking a protocol version this node does not. */
     UNKNOWN_VERSION,
     /** Larger than the configured maximum. */
-    OVERSIZED
+    OVERSIZED,
+    /** Authentic, but addressed to another node (a replay, or meant for an earlier server on this address). */
+    MISADDRESSED
   }
 
   private final Reason reason;

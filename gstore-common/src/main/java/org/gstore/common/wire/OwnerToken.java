@@ -16,7 +16,8 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.GroupRefProto;
  * Proof that a write to a grouped row comes from the group that owns it: the group's identity, signed with the
  * cluster secret together with the row it is for. Region servers attach it to the writes their update shipper sends
  * ({@link #ATTRIBUTE}); the fencing observer lets a write through only if the token verifies and names the group
- * the row belongs to. A plain client, without the secret, cannot make one, and a token for one row does not open
+ * the row belongs to. The key is derived from the cluster secret for this use only ({@link ClusterKeys}). A plain
+ * client, without the secret, cannot make one, and a token for one row does not open
  * another. Thread-safe.
  */
 public final class OwnerToken {
@@ -27,8 +28,17 @@ public final class OwnerToken {
 
   private final ThreadLocal<Mac> macs;
 
-  public OwnerToken(byte[] secret) {
-    SecretKeySpec key = new SecretKeySpec(secret.clone(), ALGORITHM);
+  /** Tokens keyed with the owner-token key derived from the cluster secret ({@link ClusterKeys}). */
+  public OwnerToken(byte[] clusterSecret) {
+    this(new SecretKeySpec(ClusterKeys.derive(clusterSecret, ClusterKeys.OWNER_TOKENS), ALGORITHM));
+  }
+
+  /** Tokens keyed with {@code key} as it is, for tests that must forge with a wrong key. */
+  static OwnerToken withKey(byte[] key) {
+    return new OwnerToken(new SecretKeySpec(key.clone(), ALGORITHM));
+  }
+
+  private OwnerToken(SecretKeySpec key) {
     this.macs = ThreadLocal.withInitial(() -> {
       try {
         Mac mac = Mac.getInstance(ALGORITHM);

@@ -160,7 +160,7 @@ class DatagramCodecTest {
     framed[2] = version;
     System.arraycopy(body, 0, framed, 3, body.length);
     javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
-    mac.init(new javax.crypto.spec.SecretKeySpec(SECRET, "HmacSHA256"));
+    mac.init(new javax.crypto.spec.SecretKeySpec(ClusterKeys.derive(SECRET, ClusterKeys.DATAGRAMS), "HmacSHA256"));
     mac.update(framed, 0, 3 + body.length);
     System.arraycopy(mac.doFinal(), 0, framed, 3 + body.length, 32);
     return framed;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
@@ -65,17 +64,9 @@ class BadInputTest {
     table.close();
   }
 
-  private static List<byte[]> rows(int from, int count) {
-    List<byte[]> rows = new ArrayList<>();
-    for (int i = from; i < from + count; i++) {
-      rows.add(TestRows.row(i));
-    }
-    return rows;
-  }
-
   /** Every region server still forms groups over rows on all servers, commits, ships and releases them. */
   private static void serversStillWork(int firstRow) throws Exception {
-    List<byte[]> rows = rows(firstRow, 10);
+    List<byte[]> rows = TestRows.rows(firstRow, 10);
     for (byte[] leader : List.of(rows.get(0), rows.get(3), rows.get(6))) {
       KeyGroup g = client.createGroup(GroupSpec.builder().leader(ROWS, leader).members(ROWS, rows).build());
       g.transact(txn -> {
@@ -133,8 +124,8 @@ class BadInputTest {
 
   @Test
   void whenAnAtomicCreateFailsNoneOfItsRowsIsHeld() throws Exception {
-    List<byte[]> first = rows(300, 10);
-    List<byte[]> overlapping = rows(305, 10);
+    List<byte[]> first = TestRows.rows(300, 10);
+    List<byte[]> overlapping = TestRows.rows(305, 10);
     KeyGroup holder = client.createGroup(GroupSpec.builder().id("holder").members(ROWS, first).build());
     for (int attempt = 0; attempt < 5; attempt++) {
       assertThatThrownBy(() -> client.createGroup(GroupSpec.builder().leader(ROWS, overlapping.get(9))

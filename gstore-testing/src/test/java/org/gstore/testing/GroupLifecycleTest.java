@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.TableName;
@@ -47,17 +46,9 @@ class GroupLifecycleTest {
     players.close();
   }
 
-  private static List<byte[]> rows(int from, int count) {
-    List<byte[]> rows = new ArrayList<>();
-    for (int i = from; i < from + count; i++) {
-      rows.add(TestRows.row(i));
-    }
-    return rows;
-  }
-
   @Test
   void createInspectAndDeleteAGroupSpanningEveryServer(GStoreMiniCluster cluster) throws Exception {
-    List<byte[]> members = rows(0, 10);
+    List<byte[]> members = TestRows.rows(0, 10);
     assertThat(TestRows.serversHosting(cluster, PLAYERS, members)).as("members on every server").hasSize(3);
     KeyGroup game = client.createGroup(GroupSpec.builder().id("game-1").members(PLAYERS, members).build());
 
@@ -77,9 +68,10 @@ class GroupLifecycleTest {
 
   @Test
   void atomicCreationThatMeetsAGroupedRowFailsAndLeavesNoRowJoined(GStoreMiniCluster cluster) throws Exception {
-    KeyGroup holder = client.createGroup(GroupSpec.builder().id("holder").members(PLAYERS, rows(100, 1)).build());
+    KeyGroup holder = client.createGroup(GroupSpec.builder().id("holder")
+        .members(PLAYERS, TestRows.rows(100, 1)).build());
     RowKey taken = holder.leader();
-    List<byte[]> members = rows(101, 8);
+    List<byte[]> members = TestRows.rows(101, 8);
     members.add(taken.row());
 
     assertThatThrownBy(() -> client.createGroup(GroupSpec.builder().id("atomic").members(PLAYERS, members).build()))
@@ -87,14 +79,15 @@ class GroupLifecycleTest {
           assertThat(e.refused()).containsOnlyKeys(taken);
           assertThat(e.refused().get(taken)).contains("holder");
         });
-    TestRows.awaitFree(cluster, PLAYERS, rows(101, 8));
+    TestRows.awaitFree(cluster, PLAYERS, TestRows.rows(101, 8));
     holder.delete();
   }
 
   @Test
   void bestEffortCreationReportsExactlyTheRefusedRows(GStoreMiniCluster cluster) throws Exception {
-    KeyGroup holder = client.createGroup(GroupSpec.builder().id("holder2").members(PLAYERS, rows(200, 2)).build());
-    List<byte[]> members = rows(200, 6);
+    KeyGroup holder = client.createGroup(GroupSpec.builder().id("holder2")
+        .members(PLAYERS, TestRows.rows(200, 2)).build());
+    List<byte[]> members = TestRows.rows(200, 6);
     KeyGroup partial = client.createGroup(GroupSpec.builder().id("partial").members(PLAYERS, members)
         .leader(PLAYERS, TestRows.row(205)).bestEffort().build());
     assertThat(partial.refused()).isEqualTo(holder.members());
@@ -120,13 +113,14 @@ class GroupLifecycleTest {
     assertThatThrownBy(() -> GroupSpec.builder().build()).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at least one member");
 
-    assertThatThrownBy(() -> client.createGroup(GroupSpec.builder().id("huge").members(PLAYERS, rows(1_000, 1_001))
+    assertThatThrownBy(() -> client.createGroup(GroupSpec.builder().id("huge")
+        .members(PLAYERS, TestRows.rows(1_000, 1_001))
         .build())).isInstanceOf(GroupCreationException.class)
         .hasMessageContaining("exceeds the maximum group size of 1000").hasMessageContaining("gstore.group.max.size");
 
-    KeyGroup once = client.createGroup(GroupSpec.builder().id("dup").members(PLAYERS, rows(310, 2)).build());
+    KeyGroup once = client.createGroup(GroupSpec.builder().id("dup").members(PLAYERS, TestRows.rows(310, 2)).build());
     assertThatThrownBy(() -> client.createGroup(GroupSpec.builder().id("dup")
-        .leader(PLAYERS, once.leader().row()).members(PLAYERS, rows(320, 2)).build()))
+        .leader(PLAYERS, once.leader().row()).members(PLAYERS, TestRows.rows(320, 2)).build()))
         .isInstanceOf(GroupExistsException.class);
     once.delete();
 
@@ -139,7 +133,7 @@ class GroupLifecycleTest {
 
   @Test
   void plainWritesToAGroupedRowAreFencedUntilTheGroupIsDeleted() throws Exception {
-    KeyGroup g = client.createGroup(GroupSpec.builder().id("fenced").members(PLAYERS, rows(400, 3)).build());
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("fenced").members(PLAYERS, TestRows.rows(400, 3)).build());
     byte[] row = g.leader().row();
     assertThatThrownBy(() -> players.put(new Put(row).addColumn(CF, Bytes.toBytes("q"), Bytes.toBytes(1))))
         .isInstanceOf(RowGroupedException.class).hasMessageContaining("fenced@");

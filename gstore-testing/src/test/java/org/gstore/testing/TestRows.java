@@ -19,6 +19,15 @@ final class TestRows {
     return Bytes.toBytes(String.format("%d-%05d", i % 10, i));
   }
 
+  /** Rows {@code from} to {@code from + count - 1}. */
+  static List<byte[]> rows(int from, int count) {
+    List<byte[]> rows = new java.util.ArrayList<>();
+    for (int i = from; i < from + count; i++) {
+      rows.add(row(i));
+    }
+    return rows;
+  }
+
   /** Split keys dividing rows of {@link #row} into {@code regions} regions. */
   static byte[][] splits(int regions) {
     byte[][] splits = new byte[regions - 1][];

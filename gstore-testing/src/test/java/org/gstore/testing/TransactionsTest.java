@@ -64,14 +64,6 @@ class TransactionsTest {
     table.close();
   }
 
-  private static List<byte[]> rows(int from, int count) {
-    List<byte[]> rows = new ArrayList<>();
-    for (int i = from; i < from + count; i++) {
-      rows.add(TestRows.row(i));
-    }
-    return rows;
-  }
-
   private static long balance(Result r) {
     byte[] v = r.getValue(CF, BALANCE);
     return v == null ? 0 : Bytes.toLong(v);
@@ -84,7 +76,7 @@ class TransactionsTest {
     long initial = 1_000;
     List<KeyGroup> games = new ArrayList<>();
     for (int g = 0; g < groups; g++) {
-      List<byte[]> members = rows(1_000 + g * 100, accounts);
+      List<byte[]> members = TestRows.rows(1_000 + g * 100, accounts);
       for (byte[] row : members) {
         table.put(new Put(row).addColumn(CF, BALANCE, Bytes.toBytes(initial)));
       }
@@ -166,7 +158,7 @@ class TransactionsTest {
   void concurrentReadModifyWriteIncrementsLoseNothing() throws Exception {
     byte[] counter = TestRows.row(2_001);
     KeyGroup g = client.createGroup(GroupSpec.builder().id("counter").leader(ACCOUNTS, counter)
-        .members(ACCOUNTS, rows(2_002, 3)).build());
+        .members(ACCOUNTS, TestRows.rows(2_002, 3)).build());
     int threads = 4;
     int increments = 40;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -232,7 +224,7 @@ class TransactionsTest {
 
   @Test
   void transactionsOnlyTouchMembersAndEndWithTheirGroup() throws Exception {
-    KeyGroup g = client.createGroup(GroupSpec.builder().id("edges").members(ACCOUNTS, rows(4_001, 2)).build());
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("edges").members(ACCOUNTS, TestRows.rows(4_001, 2)).build());
     try (Transaction txn = g.begin()) {
       assertThatThrownBy(() -> txn.get(ACCOUNTS, new Get(TestRows.row(4_999))))
           .isInstanceOf(NotGroupMemberException.class);
@@ -267,7 +259,7 @@ class TransactionsTest {
   void shippedCellsCarryTheCommitTimestampAndPlainWritesAfterDeleteWin() throws Exception {
     byte[] row = TestRows.row(5_001);
     table.put(new Put(row).addColumn(CF, BALANCE, Bytes.toBytes(10L)));
-    KeyGroup g = client.createGroup(GroupSpec.builder().id("ship").members(ACCOUNTS, rows(5_001, 3)).build());
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("ship").members(ACCOUNTS, TestRows.rows(5_001, 3)).build());
     long[] committedAt = new long[1];
     try (Transaction txn = g.begin()) {
       txn.put(ACCOUNTS, new Put(row).addColumn(CF, BALANCE, Bytes.toBytes(20L)));
@@ -288,7 +280,8 @@ class TransactionsTest {
     long recordsBefore = walCounter("walRecords");
     List<KeyGroup> groups = new ArrayList<>();
     for (int g = 0; g < 8; g++) {
-      groups.add(client.createGroup(GroupSpec.builder().id("wal-" + g).members(ACCOUNTS, rows(6_000 + g * 10, 2))
+      groups.add(client.createGroup(GroupSpec.builder().id("wal-" + g)
+          .members(ACCOUNTS, TestRows.rows(6_000 + g * 10, 2))
           .build()));
     }
     Set<Long> acknowledged = java.util.concurrent.ConcurrentHashMap.newKeySet();

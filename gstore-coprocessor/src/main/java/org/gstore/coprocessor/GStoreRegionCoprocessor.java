@@ -57,7 +57,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
     }
     this.env = renv;
     this.server = GStoreServer.acquire(renv);
-    endpoint.attach(renv.getRegion(), server);
+    endpoint.attach(renv.getRegion(), server, Authorizer.of(renv.getRegion(), renv.getConfiguration()));
     server.regionOpened(renv.getRegion());
   }
 

@@ -45,10 +45,12 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
   // HBase asks a coprocessor for its services before it starts it: the endpoint exists first and is attached later.
   private volatile Region region;
   private volatile GStoreServer server;
+  private volatile Authorizer authorizer;
 
-  void attach(Region region, GStoreServer server) {
+  void attach(Region region, GStoreServer server, Authorizer authorizer) {
     this.region = region;
     this.server = server;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -62,6 +64,7 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
       }
       members.add(id.leader());
       requireLeaderHere(id.leader());
+      authorizer.requireGroup(members);
       String invalid = validate(id, members);
       if (invalid != null) {
         done.run(CreateGroupResponse.newBuilder().setOutcome(OutcomeProto.INVALID).setMessage(invalid).build());
@@ -98,6 +101,8 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
     try {
       GroupId id = Requests.groupId(request.getName(), request.getLeader());
       requireLeaderHere(id.leader());
+      Optional<GroupRecord> group = awaitGroup(id);
+      authorizer.requireGroup(group.map(g -> g.members().keySet()).orElse(Set.of(id.leader())));
       server.transactions().release(id); // no more commits; all shipped; clock past the newest commit
       Reply reply = await(new ClientRequest.Delete(request.getRequestId(), id));
       DeleteGroupResponse.Builder b = DeleteGroupResponse.newBuilder();
@@ -121,17 +126,24 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
     try {
       GroupId id = Requests.groupId(request.getName(), request.getLeader());
       requireLeaderHere(id.leader());
-      Optional<GroupRecord> group = server.group(id).get(server.config().endpointWaitMillis(), TimeUnit.MILLISECONDS);
+      authorizer.requireRead(Set.of(id.leader()));
+      Optional<GroupRecord> group = awaitGroup(id);
       GetGroupResponse.Builder b = GetGroupResponse.newBuilder();
       group.filter(g -> g.phase() != GroupPhase.ENDED).ifPresent(g -> b.setGroup(RecordCodec.toProto(g)));
       done.run(b.build());
     } catch (IOException | IllegalArgumentException e) {
       fail(controller, e, done);
+    }
+  }
+
+  private Optional<GroupRecord> awaitGroup(GroupId id) throws IOException {
+    try {
+      return server.group(id).get(server.config().endpointWaitMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      fail(controller, new java.io.InterruptedIOException("interrupted"), done);
+      throw new java.io.InterruptedIOException("interrupted");
     } catch (ExecutionException | TimeoutException e) {
-      fail(controller, new IOException("G-Store could not read group state in time", e), done);
+      throw new IOException("G-Store could not read group state in time", e);
     }
   }
 
@@ -144,6 +156,10 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
 
   GStoreServer server() {
     return server;
+  }
+
+  Authorizer authorizer() {
+    return authorizer;
   }
 
   /**

@@ -111,6 +111,18 @@ class BadInputTest {
   }
 
   @Test
+  void aMemberStampedFarInTheFutureGetsAClearErrorInsteadOfAStuckServer() throws Exception {
+    byte[] row = TestRows.row(60);
+    long future = System.currentTimeMillis() + TimeUnit.HOURS.toMillis(1);
+    table.put(new Put(row).addColumn(CF, Q, future, Bytes.toBytes("from the future")));
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("time-traveller").leader(ROWS, row).build());
+    assertThatThrownBy(() -> g.transact(txn -> txn.get(ROWS, new Get(row))))
+        .isInstanceOf(DoNotRetryIOException.class).hasMessageContaining("gstore.txn.max.future.ms");
+    g.delete(); // no commit was made, so nothing to wait for
+    table.delete(new org.apache.hadoop.hbase.client.Delete(row));
+  }
+
+  @Test
   void oversizedGroupNamesAndRowsAreRefusedWithTheirLimitAndServersGoOn() throws Exception {
     String longName = "g".repeat(40_000);
     assertThatThrownBy(() -> client.createGroup(GroupSpec.builder().id(longName).leader(ROWS, TestRows.row(30))

@@ -11,6 +11,7 @@ import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Durability;
 import org.gstore.common.protocol.ProtocolConfig;
+import org.gstore.common.wire.DatagramCodec;
 
 /**
  * Every {@code gstore.*} setting of the region-server side, read once from the region server's configuration
@@ -22,6 +23,7 @@ public record GStoreConfig(
     String udpBindAddress,
     int udpPort,
     int datagramMaxBytes,
+    long datagramFreshnessMillis,
     ProtocolConfig protocol,
     long endpointWaitMillis,
     String walDir,
@@ -39,6 +41,7 @@ public record GStoreConfig(
   public static final String UDP_BIND_ADDRESS = "gstore.udp.bind.address";
   public static final String UDP_PORT = "gstore.udp.port";
   public static final String DATAGRAM_MAX_BYTES = "gstore.udp.datagram.max.bytes";
+  public static final String DATAGRAM_FRESHNESS_MS = "gstore.udp.freshness.ms";
   public static final String RETRY_INITIAL_MS = "gstore.protocol.retry.initial.ms";
   public static final String RETRY_MAX_MS = "gstore.protocol.retry.max.ms";
   public static final String GROUP_MAX_SIZE = "gstore.group.max.size";
@@ -80,6 +83,7 @@ public record GStoreConfig(
         conf.getTrimmed(UDP_BIND_ADDRESS, ""),
         intIn(conf, UDP_PORT, 0, 0, 65_535),
         maxBytes,
+        longIn(conf, DATAGRAM_FRESHNESS_MS, DatagramCodec.DEFAULT_FRESHNESS_MILLIS, 0, 3_600_000),
         protocol,
         longIn(conf, ENDPOINT_WAIT_MS, 20_000, 10, 600_000),
         conf.getTrimmed(WAL_DIR, ""),

@@ -102,7 +102,8 @@ final class GStoreServer implements Closeable {
     this.metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
     this.locator = new HBaseKeyLocator(env.getConnection());
     this.peers = new PeerRegistry(env.getConfiguration());
-    this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes()), metrics);
+    this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes(),
+        config.datagramFreshnessMillis(), System::currentTimeMillis), metrics);
     this.writer = new StepWriter(serverName.getAddress().toString(), tables, hosted, metrics, this::send, this::answer,
         this::fail);
     this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());

@@ -10,6 +10,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.gstore.common.protocol.Datagram;
@@ -36,6 +37,10 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.UidProto;
  * ({@code DatagramProto}), and an HMAC-SHA256 over all of that keyed with the datagram key derived from the cluster
  * secret ({@link ClusterKeys}).
  *
+ * <p>Each datagram carries its sender's clock; a receiver drops, as {@link Reason#STALE}, an authentic datagram
+ * sent more than the freshness window before or after its own clock. That bounds how long a captured datagram can
+ * be replayed (the protocol tolerates duplicates and delays, so a replay within the window costs only work).
+ *
  * <p>Decoding never throws anything but {@link DatagramRejectedException}: whatever arrives on the port, the
  * caller drops it and counts the reason. Thread-safe.
  */
@@ -46,15 +51,27 @@ public final class DatagramCodec {
   private static final int MAC_LENGTH = 32;
   private static final String MAC_ALGORITHM = "HmacSHA256";
 
+  /** The freshness window of {@link #DatagramCodec(byte[], int)}. */
+  public static final long DEFAULT_FRESHNESS_MILLIS = 60_000;
+
   private final SecretKeySpec secret;
   private final int maxBytes;
+  private final long freshnessMillis;
+  private final LongSupplier clock;
   private final ThreadLocal<Mac> macs;
+
+  /** A codec with the default freshness window and the system clock. */
+  public DatagramCodec(byte[] secret, int maxBytes) {
+    this(secret, maxBytes, DEFAULT_FRESHNESS_MILLIS, System::currentTimeMillis);
+  }
 
   /**
    * @param secret the cluster secret every peer shares (at least 16 bytes)
    * @param maxBytes the largest datagram this node sends or accepts
+   * @param freshnessMillis how far a datagram's send time may be from this node's clock; 0: no limit
+   * @param clock milliseconds, as every peer's clock (HBase keeps region servers' clocks close)
    */
-  public DatagramCodec(byte[] secret, int maxBytes) {
+  public DatagramCodec(byte[] secret, int maxBytes, long freshnessMillis, LongSupplier clock) {
     if (secret == null || secret.length < 16) {
       throw new IllegalArgumentException("the cluster secret must have at least 16 bytes");
     }
@@ -63,6 +80,8 @@ public final class DatagramCodec {
     }
     this.secret = new SecretKeySpec(ClusterKeys.derive(secret, ClusterKeys.DATAGRAMS), MAC_ALGORITHM);
     this.maxBytes = maxBytes;
+    this.freshnessMillis = freshnessMillis;
+    this.clock = clock;
     this.macs = ThreadLocal.withInitial(this::newMac);
   }
 
@@ -109,8 +128,9 @@ public final class DatagramCodec {
     return frames.get(0);
   }
 
-  private static DatagramProto.Builder header(Datagram d) {
-    return DatagramProto.newBuilder().setVersion(VERSION).setFrom(d.from().value()).setTo(d.to().value());
+  private DatagramProto.Builder header(Datagram d) {
+    return DatagramProto.newBuilder().setVersion(VERSION).setFrom(d.from().value()).setTo(d.to().value())
+        .setSentAt(clock.getAsLong());
   }
 
   private byte[] frame(DatagramProto body) {
@@ -147,6 +167,11 @@ public final class DatagramCodec {
           ByteString.copyFrom(bytes, offset + HEADER, length - HEADER - MAC_LENGTH));
       if (p.getVersion() != VERSION) {
         throw new DatagramRejectedException(Reason.UNKNOWN_VERSION, "body version " + p.getVersion());
+      }
+      long age = clock.getAsLong() - p.getSentAt();
+      if (freshnessMillis > 0 && (!p.hasSentAt() || Math.abs(age) > freshnessMillis)) {
+        throw new DatagramRejectedException(Reason.STALE, "sent " + age + " ms ago; the window is "
+            + freshnessMillis + " ms");
       }
       List<Message> messages = new ArrayList<>(p.getMessagesCount());
       for (ProtocolMessage m : p.getMessagesList()) {

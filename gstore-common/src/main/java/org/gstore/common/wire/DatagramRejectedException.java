@@ -15,7 +15,9 @@ public final class DatagramRejectedException extends Exception {
     /** Larger than the configured maximum. */
     OVERSIZED,
     /** Authentic, but addressed to another node (a replay, or meant for an earlier server on this address). */
-    MISADDRESSED
+    MISADDRESSED,
+    /** Authentic, but sent outside the freshness window: a replay, or a sender whose clock is far off. */
+    STALE
   }
 
   private final Reason reason;

@@ -174,4 +174,21 @@ class DatagramCodecTest {
     assertThatThrownBy(() -> codec.decode(bytes, 0, bytes.length))
         .isInstanceOfSatisfying(DatagramRejectedException.class, e -> assertThat(e.reason()).isEqualTo(reason));
   }
+
+  @Test
+  void anAuthenticDatagramSentOutsideTheFreshnessWindowIsStale() throws Exception {
+    long[] now = {1_000_000};
+    DatagramCodec sender = new DatagramCodec(SECRET, 60_000, 60_000, () -> now[0]);
+    Datagram d = new Datagram(new NodeId("a"), new NodeId("b"), List.of(), List.of(Key.of("t", "r")));
+    byte[] bytes = sender.encode(d);
+    now[0] += 59_000;
+    assertThat(sender.decode(bytes, 0, bytes.length)).isEqualTo(d);
+    now[0] += 2_000; // a replay a minute later
+    assertThatThrownBy(() -> sender.decode(bytes, 0, bytes.length)).isInstanceOf(DatagramRejectedException.class)
+        .extracting(e -> ((DatagramRejectedException) e).reason()).isEqualTo(DatagramRejectedException.Reason.STALE);
+    now[0] -= 2 * 61_000; // a sender whose clock runs far ahead
+    assertThatThrownBy(() -> sender.decode(bytes, 0, bytes.length)).isInstanceOf(DatagramRejectedException.class);
+    DatagramCodec noWindow = new DatagramCodec(SECRET, 60_000, 0, () -> now[0] + 3_600_000);
+    assertThat(noWindow.decode(bytes, 0, bytes.length)).isEqualTo(d);
+  }
 }

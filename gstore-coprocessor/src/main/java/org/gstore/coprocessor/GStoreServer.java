@@ -166,7 +166,7 @@ final class GStoreServer implements Closeable {
   }
 
   /** Whether {@code leader} is in a region this server serves and that is not closing. */
-  private boolean leadsHere(org.gstore.common.protocol.Key leader) {
+  boolean leadsHere(org.gstore.common.protocol.Key leader) {
     Region region = hosted.regionOf(leader);
     return region != null && openRegions.contains(region.getRegionInfo().getEncodedName());
   }

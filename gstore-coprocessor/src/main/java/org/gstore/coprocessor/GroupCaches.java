@@ -60,7 +60,7 @@ final class GroupCaches {
 
   /**
    * The group's serving cache, loaded if needed; null if the group is not active here (never created, being
-   * deleted, ended). {@link NotServingRegionException} while its leader region closes: HBase's client then finds
+   * deleted, ended), which is only said while its leader region is open here. {@link NotServingRegionException} while its leader region closes: HBase's client then finds
    * the region's next host and calls again.
    */
   GroupCache get(GroupId id) throws IOException {
@@ -73,6 +73,9 @@ final class GroupCaches {
     }
     Optional<GroupRecord> record = groups.find(id);
     if (record.isEmpty() || record.get().phase() != GroupPhase.ACTIVE || isReleased(record.get().group())) {
+      if (!leaderServedHere.test(id.leader())) {
+        throw moving(id); // the region closed after the caller's check and took the group with it
+      }
       return null;
     }
     Object lock = loading.computeIfAbsent(id, k -> new Object());

@@ -128,6 +128,9 @@ final class GroupEndpoint extends GStoreProtos.GStoreService {
       requireLeaderHere(id.leader());
       authorizer.requireRead(Set.of(id.leader()));
       Optional<GroupRecord> group = awaitGroup(id);
+      if (group.isEmpty() && !server.leadsHere(id.leader())) {
+        throw GroupCaches.moving(id); // the region closed after the check above: ask its next host
+      }
       GetGroupResponse.Builder b = GetGroupResponse.newBuilder();
       group.filter(g -> g.phase() != GroupPhase.ENDED).ifPresent(g -> b.setGroup(RecordCodec.toProto(g)));
       done.run(b.build());

@@ -52,8 +52,12 @@ final class UpdateShipper implements Closeable {
   private final Durability durability;
   private final List<Shipment> queued = new java.util.LinkedList<>();
   private final Map<GroupRef, Integer> pendingPerGroup = new HashMap<>();
-  private final List<TreeSet<Long>> pendingPerStream = new ArrayList<>();
-  private final long[] shippedThrough;
+  /** Per WAL stream: every record up to this sequence number has left the queue (shipped or quarantined). */
+  private final long[] doneThrough;
+  /** Per WAL stream: records that left the queue above {@link #doneThrough}, waiting for the gap below them. */
+  private final List<TreeSet<Long>> doneAhead = new ArrayList<>();
+  /** Per WAL stream: quarantined records; T_F stays below the first. */
+  private final List<TreeSet<Long>> stuck = new ArrayList<>();
   private final BatchingThread<Shipment> thread;
   private long quarantined;
 
@@ -61,17 +65,17 @@ final class UpdateShipper implements Closeable {
     this.connection = connection;
     this.tokens = tokens;
     this.durability = durability;
-    this.shippedThrough = new long[streams];
-    java.util.Arrays.fill(shippedThrough, -1);
+    this.doneThrough = new long[streams];
+    java.util.Arrays.fill(doneThrough, -1);
     for (int i = 0; i < streams; i++) {
-      pendingPerStream.add(new TreeSet<>());
+      doneAhead.add(new TreeSet<>());
+      stuck.add(new TreeSet<>());
     }
     this.thread = new BatchingThread<>("gstore-shipper", this::shipUntilApplied);
   }
 
   synchronized void ship(Shipment s) {
     pendingPerGroup.merge(s.group(), 1, Integer::sum);
-    pendingPerStream.get(s.position().stream()).add(s.position().seq());
     queued.add(s);
     thread.add(s);
   }
@@ -93,9 +97,14 @@ final class UpdateShipper implements Closeable {
     }
   }
 
-  /** T_F of a WAL stream: every record with a sequence number up to this one is shipped (-1: none yet). */
+  /**
+   * T_F of a WAL stream: every record with a sequence number up to this one is shipped (-1: none yet). Sequence
+   * numbers of a stream are dense, so a record that is durable but not yet handed over (its commit thread is
+   * slower than another's in the same WAL batch) holds T_F below it.
+   */
   synchronized long shippedThrough(int stream) {
-    return shippedThrough[stream];
+    TreeSet<Long> quarantined = stuck.get(stream);
+    return quarantined.isEmpty() ? doneThrough[stream] : Math.min(doneThrough[stream], quarantined.first() - 1);
   }
 
   /** Commits handed over but not yet in HBase. */
@@ -242,21 +251,19 @@ final class UpdateShipper implements Closeable {
     return m;
   }
 
-  /**
-   * A commit left the queue: shipped, or quarantined (then its WAL position stays pending, so T_F of its stream
-   * never passes it). Called in queue order.
-   */
+  /** A commit left the queue: shipped, or quarantined (then T_F of its stream stays below it). Queue order. */
   private synchronized void done(Shipment s, boolean applied) {
     pendingPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1);
     int stream = s.position().stream();
-    TreeSet<Long> pending = pendingPerStream.get(stream);
-    if (applied) {
-      pending.remove(s.position().seq());
-    } else {
+    if (!applied) {
       quarantined++;
+      stuck.get(stream).add(s.position().seq());
     }
-    shippedThrough[stream] = pending.isEmpty() ? Math.max(shippedThrough[stream], s.position().seq())
-        : pending.first() - 1;
+    TreeSet<Long> ahead = doneAhead.get(stream);
+    ahead.add(s.position().seq());
+    while (!ahead.isEmpty() && ahead.first() == doneThrough[stream] + 1) {
+      doneThrough[stream] = ahead.pollFirst();
+    }
     queued.remove(0);
     notifyAll();
   }

@@ -102,4 +102,20 @@ class UpdateShipperTest {
     assertThat(UpdateShipper.refusedForGood(new RetriesExhaustedWithDetailsException(
         List.of(new NoSuchColumnFamilyException("f")), List.of(), List.of("s")))).isTrue();
   }
+
+  @Test
+  void shippedThroughNeverPassesARecordThatWasNotHandedOverYet() throws Exception {
+    // two groups' records in one WAL batch: the second one's commit may reach the shipper first
+    UpdateShipper shipper = new UpdateShipper(hbaseRefusing("none"), new OwnerToken(new byte[32]),
+        Durability.ASYNC_WAL, 1);
+    try {
+      shipper.ship(commit("later", 1));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> applied.contains("later"));
+      assertThat(shipper.shippedThrough(0)).as("record 0 is durable but not shipped").isEqualTo(-1);
+      shipper.ship(commit("earlier", 0));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.shippedThrough(0) == 1);
+    } finally {
+      shipper.close();
+    }
+  }
 }

@@ -25,6 +25,11 @@ import org.gstore.common.RowGroupedException;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.OwnerToken;
+import org.gstore.coprocessor.endpoint.Authorizer;
+import org.gstore.coprocessor.endpoint.GroupEndpoint;
+import org.gstore.coprocessor.endpoint.TxnEndpoint;
+import org.gstore.coprocessor.server.GStoreServer;
+import org.gstore.coprocessor.server.StateTables;
 
 /**
  * G-Store in one region: install this class cluster-wide ({@code hbase.coprocessor.user.region.classes}) or on a

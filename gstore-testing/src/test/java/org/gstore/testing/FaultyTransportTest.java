@@ -33,7 +33,7 @@ import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Uid;
 import org.gstore.common.wire.ClusterKeys;
 import org.gstore.common.wire.DatagramCodec;
-import org.gstore.coprocessor.DatagramFaults;
+import org.gstore.coprocessor.transport.DatagramFaults;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -35,7 +35,7 @@ import org.gstore.client.NotGroupMemberException;
 import org.gstore.client.RowKey;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
-import org.gstore.coprocessor.WalPrinter;
+import org.gstore.coprocessor.wal.WalPrinter;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

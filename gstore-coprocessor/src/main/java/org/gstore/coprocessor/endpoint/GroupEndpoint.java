@@ -1,0 +1,259 @@
+package org.gstore.coprocessor.endpoint;
+
+import com.google.protobuf.RpcCallback;
+import com.google.protobuf.RpcController;
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.hadoop.hbase.NotServingRegionException;
+import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
+import org.apache.hadoop.hbase.regionserver.Region;
+import org.gstore.common.protocol.ClientRequest;
+import org.gstore.common.protocol.CreateMode;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupPhase;
+import org.gstore.common.protocol.GroupRecord;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.Reply;
+import org.gstore.common.wire.RecordCodec;
+import org.gstore.common.wire.generated.GStoreProtos;
+import org.gstore.common.wire.generated.GStoreProtos.CreateGroupRequest;
+import org.gstore.common.wire.generated.GStoreProtos.CreateGroupResponse;
+import org.gstore.common.wire.generated.GStoreProtos.DeleteGroupRequest;
+import org.gstore.common.wire.generated.GStoreProtos.DeleteGroupResponse;
+import org.gstore.common.wire.generated.GStoreProtos.GetGroupRequest;
+import org.gstore.common.wire.generated.GStoreProtos.GetGroupResponse;
+import org.gstore.common.wire.generated.GStoreProtos.OutcomeProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
+import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.server.GStoreServer;
+import org.gstore.coprocessor.server.HostedRegions;
+import org.gstore.coprocessor.txn.GroupCaches;
+
+/**
+ * The client's entry point, served by the region holding a group's leader row: HBase routes each call there,
+ * retries it when the region moved, and applies its own authentication. A call waits for the leader's answer at most
+ * {@code gstore.endpoint.wait.ms}; if creation or deletion is still running it answers PENDING and the client calls
+ * again with the same request id.
+ */
+public final class GroupEndpoint extends GStoreProtos.GStoreService {
+  /** A group's record is one cell of gstore:groups: keep it well inside HBase's default 10 MiB cell limit. */
+  static final long MAX_RECORD_BYTES = 4L << 20;
+  /** What a member adds to its group's record besides its table and row (status, yield id, field tags). */
+  private static final int MEMBER_RECORD_OVERHEAD_BYTES = 64;
+  // HBase asks a coprocessor for its services before it starts it: the endpoint exists first and is attached later.
+  private volatile Region region;
+  private volatile GStoreServer server;
+  private volatile Authorizer authorizer;
+
+  public void attach(Region region, GStoreServer server, Authorizer authorizer) {
+    this.region = region;
+    this.server = server;
+    this.authorizer = authorizer;
+  }
+
+  @Override
+  public void createGroup(RpcController controller, CreateGroupRequest request,
+      RpcCallback<CreateGroupResponse> done) {
+    try {
+      GroupId id = Requests.groupId(request.getName(), request.getLeader());
+      Set<Key> members = new HashSet<>();
+      for (KeyProto k : request.getMembersList()) {
+        members.add(Requests.key(k));
+      }
+      members.add(id.leader());
+      requireLeaderHere(id.leader());
+      authorizer.requireGroup(members);
+      String invalid = validate(id, members);
+      if (invalid != null) {
+        done.run(CreateGroupResponse.newBuilder().setOutcome(OutcomeProto.INVALID).setMessage(invalid).build());
+        return;
+      }
+      CreateMode mode = request.getMode() == GStoreProtos.CreateModeProto.ATOMIC
+          ? CreateMode.ATOMIC : CreateMode.BEST_EFFORT;
+      Reply reply = await(new ClientRequest.Create(request.getRequestId(), id, members, mode));
+      CreateGroupResponse.Builder b = CreateGroupResponse.newBuilder();
+      if (reply == null) {
+        b.setOutcome(OutcomeProto.PENDING);
+      } else {
+        Reply.Create r = (Reply.Create) reply;
+        if (r.outcome() == Reply.Outcome.CREATED) {
+          server.transactions().preload(id);
+        }
+        b.setOutcome(OutcomeProto.valueOf(r.outcome().name()));
+        if (r.group() != null) {
+          b.setGroup(RecordCodec.toProto(r.group()));
+        }
+        if (r.message() != null) {
+          b.setMessage(r.message());
+        }
+      }
+      done.run(b.build());
+    } catch (IOException | IllegalArgumentException e) {
+      fail(controller, e, done);
+    }
+  }
+
+  @Override
+  public void deleteGroup(RpcController controller, DeleteGroupRequest request,
+      RpcCallback<DeleteGroupResponse> done) {
+    try {
+      GroupId id = Requests.groupId(request.getName(), request.getLeader());
+      requireLeaderHere(id.leader());
+      Optional<GroupRecord> group = awaitGroup(id);
+      authorizer.requireGroup(group.map(g -> g.members().keySet()).orElse(Set.of(id.leader())));
+      server.transactions().release(id); // no more commits; all shipped; clock past the newest commit
+      Reply reply = await(new ClientRequest.Delete(request.getRequestId(), id));
+      DeleteGroupResponse.Builder b = DeleteGroupResponse.newBuilder();
+      if (reply == null) {
+        b.setOutcome(OutcomeProto.PENDING);
+      } else {
+        b.setOutcome(OutcomeProto.valueOf(reply.outcome().name()));
+        String message = ((Reply.Delete) reply).message();
+        if (message != null) {
+          b.setMessage(message);
+        }
+      }
+      done.run(b.build());
+    } catch (IOException | IllegalArgumentException e) {
+      fail(controller, e, done);
+    }
+  }
+
+  @Override
+  public void getGroup(RpcController controller, GetGroupRequest request, RpcCallback<GetGroupResponse> done) {
+    try {
+      GroupId id = Requests.groupId(request.getName(), request.getLeader());
+      requireLeaderHere(id.leader());
+      authorizer.requireRead(Set.of(id.leader()));
+      Optional<GroupRecord> group = awaitGroup(id);
+      if (group.isEmpty() && !server.leadsHere(id.leader())) {
+        throw GroupCaches.moving(id); // the region closed after the check above: ask its next host
+      }
+      GetGroupResponse.Builder b = GetGroupResponse.newBuilder();
+      group.filter(g -> g.phase() != GroupPhase.ENDED).ifPresent(g -> b.setGroup(RecordCodec.toProto(g)));
+      done.run(b.build());
+    } catch (IOException | IllegalArgumentException e) {
+      fail(controller, e, done);
+    }
+  }
+
+  private Optional<GroupRecord> awaitGroup(GroupId id) throws IOException {
+    try {
+      return server.group(id).get(server.config().endpointWaitMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted");
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IOException("G-Store could not read group state in time", e);
+    }
+  }
+
+  /** The group named in a transaction call, checked to be led from this region. */
+  GroupId leadHere(String name, KeyProto leader) throws IOException {
+    GroupId id = Requests.groupId(name, leader);
+    requireLeaderHere(id.leader());
+    return id;
+  }
+
+  GStoreServer server() {
+    return server;
+  }
+
+  Authorizer authorizer() {
+    return authorizer;
+  }
+
+  /**
+   * Why a group cannot be created, or null. The limits keep every state row, record and protocol message within
+   * what HBase and one datagram carry, so no bad request can make a state write or a send fail later.
+   */
+  private String validate(GroupId id, Set<Key> members) throws IOException {
+    GStoreConfig config = server.config();
+    int max = config.protocol().maxGroupSize();
+    if (members.size() > max) {
+      return "a group of " + members.size() + " rows exceeds the maximum group size of " + max
+          + " (" + GStoreConfig.GROUP_MAX_SIZE + ")";
+    }
+    if (id.name().length() > config.maxGroupIdChars()) {
+      return "a group name of " + id.name().length() + " characters exceeds the limit of "
+          + config.maxGroupIdChars() + " (" + GStoreConfig.GROUP_MAX_ID_CHARS + ")";
+    }
+    long recordBytes = 0;
+    for (Key k : members) {
+      if (k.row().length > config.maxRowBytes()) {
+        return "member " + k + " has a row key of " + k.row().length + " bytes, above the limit of "
+            + config.maxRowBytes() + " (" + GStoreConfig.GROUP_MAX_ROW_BYTES + ")";
+      }
+      recordBytes += k.row().length + k.table().length() + MEMBER_RECORD_OVERHEAD_BYTES;
+    }
+    if (recordBytes > MAX_RECORD_BYTES) {
+      return "the group's record would take about " + recordBytes + " bytes, above " + MAX_RECORD_BYTES
+          + "; use fewer or shorter rows";
+    }
+    Set<String> checked = new HashSet<>();
+    for (Key k : members) {
+      if (checked.add(k.table())) {
+        String problem = server.tableGuard().problemWith(k.table());
+        if (problem != null) {
+          return "member " + k + ": " + problem;
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The engine's answer, or null if it is still working after the wait; NOT_LEADER becomes a region move. The
+   * caller has checked the leader row is here.
+   */
+  private Reply await(ClientRequest request) throws IOException {
+    CompletableFuture<Reply> future = server.submit(request);
+    try {
+      Reply reply = future.get(server.config().endpointWaitMillis(), TimeUnit.MILLISECONDS);
+      if (reply.outcome() == Reply.Outcome.NOT_LEADER) {
+        throw new NotServingRegionException(region.getRegionInfo().getRegionNameAsString() + ": "
+            + messageOf(reply));
+      }
+      return reply;
+    } catch (TimeoutException e) {
+      server.forget(request.requestId(), future);
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted waiting for the leader");
+    } catch (ExecutionException e) {
+      throw new IOException("G-Store request failed: " + e.getCause().getMessage(), e.getCause());
+    }
+  }
+
+  /** The group's leader row must be in this region and its state loaded; otherwise HBase retries elsewhere. */
+  private void requireLeaderHere(Key leader) throws IOException {
+    if (server == null) {
+      throw new org.apache.hadoop.hbase.DoNotRetryIOException("G-Store does not run on this table's system regions");
+    }
+    if (!HostedRegions.contains(region.getRegionInfo(), leader)) {
+      throw new NotServingRegionException(leader + " is not in " + region.getRegionInfo().getRegionNameAsString());
+    }
+    if (!server.isReady(region.getRegionInfo())) {
+      throw new org.apache.hadoop.hbase.RegionTooBusyException(
+          "G-Store is loading the group state of " + region.getRegionInfo().getRegionNameAsString());
+    }
+  }
+
+  private static String messageOf(Reply reply) {
+    return reply instanceof Reply.Create c ? c.message() : ((Reply.Delete) reply).message();
+  }
+
+  /** Reports {@code e} to the calling client as the call's exception. */
+  static void fail(RpcController controller, Exception e, RpcCallback<?> done) {
+    CoprocessorRpcUtils.setControllerException(controller,
+        e instanceof IOException io ? io : new org.apache.hadoop.hbase.DoNotRetryIOException(e.getMessage(), e));
+    done.run(null);
+  }
+}

@@ -1,0 +1,432 @@
+package org.gstore.coprocessor.server;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.Region;
+import org.gstore.common.protocol.ClientRequest;
+import org.gstore.common.protocol.Datagram;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupRecord;
+import org.gstore.common.protocol.NodeId;
+import org.gstore.common.protocol.OwnerRecord;
+import org.gstore.common.protocol.ProtocolNode;
+import org.gstore.common.protocol.ProtocolStats;
+import org.gstore.common.protocol.Reply;
+import org.gstore.common.protocol.Step;
+import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.DatagramRejectedException;
+import org.gstore.common.wire.OwnerToken;
+import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.transport.HBaseKeyLocator;
+import org.gstore.coprocessor.transport.PeerRegistry;
+import org.gstore.coprocessor.transport.UdpTransport;
+import org.gstore.coprocessor.txn.CacheLoader;
+import org.gstore.coprocessor.txn.CommitValidator;
+import org.gstore.coprocessor.txn.GroupCaches;
+import org.gstore.coprocessor.txn.TransactionManager;
+import org.gstore.coprocessor.wal.SharedWal;
+import org.gstore.coprocessor.wal.UpdateShipper;
+import org.gstore.coprocessor.wal.WalMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * G-Store on one region server: the Key Grouping protocol engine for every G-Store region it hosts, adapted to
+ * UDP, timers and the state tables. One per region server, shared by its regions' coprocessors.
+ *
+ * <p>Threads: the engine is single-threaded, so every input (datagram, client request, timer, region open or
+ * close) runs on the protocol thread; its steps go to the {@link StepWriter}, which makes them durable before their
+ * datagrams and replies leave. Blocking I/O for loading regions runs on a loader thread.
+ */
+public final class GStoreServer implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(GStoreServer.class);
+  private static final Map<ServerName, GStoreServer> SERVERS = new ConcurrentHashMap<>();
+
+  private final ServerName serverName;
+  private final NodeId self;
+  private final GStoreConfig config;
+  private final OwnerToken ownerToken;
+  private final StateTables tables;
+  private final HostedRegions hosted = new HostedRegions();
+  private final GStoreMetrics metrics;
+  private final UdpTransport transport;
+  private final PeerRegistry peers;
+  private final HBaseKeyLocator locator;
+  private final StepWriter writer;
+  private final SharedWal wal;
+  private final UpdateShipper shipper;
+  private final TransactionManager transactions;
+  private final TableGuard tableGuard;
+  private final ScheduledExecutorService protocolThread;
+  private final ExecutorService loaderThread;
+  private final Map<String, List<CompletableFuture<Reply>>> waiters = new ConcurrentHashMap<>();
+  private final Set<String> openRegions = ConcurrentHashMap.newKeySet();
+  private final CompletableFuture<ProtocolNode> engine = new CompletableFuture<>();
+  private int references;
+  private ScheduledFuture<?> wakeup;
+  private long wakeupAt = Long.MAX_VALUE;
+  private volatile boolean closed;
+
+  /** The server of this region server, started by its first G-Store region. */
+  public static synchronized GStoreServer acquire(RegionCoprocessorEnvironment env) throws IOException {
+    GStoreServer server = SERVERS.get(env.getServerName());
+    if (server == null) {
+      server = new GStoreServer(env);
+      SERVERS.put(env.getServerName(), server);
+    }
+    server.references++;
+    return server;
+  }
+
+  /** Called by each region's coprocessor when it stops; the last one closes the server. */
+  public static synchronized void release(GStoreServer server) {
+    if (--server.references == 0) {
+      SERVERS.remove(server.serverName, server);
+      server.close();
+    }
+  }
+
+  private GStoreServer(RegionCoprocessorEnvironment env) throws IOException {
+    this.serverName = env.getServerName();
+    this.self = HBaseKeyLocator.nodeId(serverName);
+    this.config = GStoreConfig.from(env.getConfiguration());
+    this.ownerToken = new OwnerToken(config.clusterSecret());
+    this.tables = new StateTables(env.getConnection());
+    this.metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
+    this.locator = new HBaseKeyLocator(env.getConnection());
+    this.peers = new PeerRegistry(env.getConfiguration());
+    this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes(),
+        config.datagramFreshnessMillis(), System::currentTimeMillis), metrics);
+    this.writer = new StepWriter(serverName.getAddress().toString(), tables, hosted, metrics, this::send, this::answer,
+        this::fail);
+    this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
+    this.protocolThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-protocol-"));
+    WalMetrics walMetrics = new WalMetrics(env.getMetricRegistryForRegionServer());
+    this.wal = openWal(env.getConfiguration(), walMetrics);
+    this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams());
+    GroupCaches caches = new GroupCaches(
+        new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis()),
+        this::activeGroup, this::leadsHere);
+    CommitValidator validator = new CommitValidator(tableGuard,
+        env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE));
+    this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
+        config.endpointWaitMillis(), config.maxFutureMillis());
+    this.loaderThread = Executors.newSingleThreadExecutor(daemon("gstore-loader-"));
+    GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
+    gauges.stats = () -> engine.getNow(null) == null ? new ProtocolStats() : engine.getNow(null).stats();
+    gauges.groupsLed = () -> engine.getNow(null) == null ? 0 : engine.getNow(null).groupCount();
+    gauges.fencedRows = hosted::fencedRows;
+    gauges.shipper = shipper;
+    gauges.walStreams = wal.streams();
+    try {
+      // by default only on the region server's own address, not every interface of the host
+      String bindAddress = config.udpBindAddress().isEmpty() ? serverName.getHostname() : config.udpBindAddress();
+      InetSocketAddress bound = transport.start(new InetSocketAddress(bindAddress, config.udpPort()),
+          config.datagramMaxBytes(), this::receive);
+      String advertised = "0.0.0.0".equals(bindAddress) ? serverName.getHostname() : bindAddress;
+      peers.register(self, new InetSocketAddress(advertised, bound.getPort()));
+      LOG.info("G-Store peer {} listening on {}:{}", self, advertised, bound.getPort());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      close();
+      throw new java.io.InterruptedIOException("interrupted starting G-Store");
+    } catch (IOException | RuntimeException e) {
+      close();
+      throw e;
+    }
+    protocolThread.execute(this::startEngine);
+  }
+
+  private SharedWal openWal(org.apache.hadoop.conf.Configuration conf, WalMetrics walMetrics) throws IOException {
+    org.apache.hadoop.fs.Path root = config.walDir().isEmpty()
+        ? new org.apache.hadoop.fs.Path(org.apache.hadoop.hbase.util.CommonFSUtils.getRootDir(conf), "gstore-wal")
+        : new org.apache.hadoop.fs.Path(config.walDir());
+    org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(root, serverName.getServerName());
+    return new SharedWal(dir.getFileSystem(conf), dir, config.walStreams(), config.walRollBytes(), config.walHsync(),
+        walMetrics);
+  }
+
+  /** The engine's record of a group, read on the protocol thread. */
+  private Optional<GroupRecord> activeGroup(GroupId id) throws IOException {
+    try {
+      return group(id).get(config.endpointWaitMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted reading group " + id);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IOException("G-Store could not read the state of group " + id + " in time; retry", e);
+    }
+  }
+
+  /** Whether {@code leader} is in a region this server serves and that is not closing. */
+  public boolean leadsHere(org.gstore.common.protocol.Key leader) {
+    Region region = hosted.regionOf(leader);
+    return region != null && openRegions.contains(region.getRegionInfo().getEncodedName());
+  }
+
+  public TransactionManager transactions() {
+    return transactions;
+  }
+
+  /** Tables that can hold members, and their descriptors (one cache per server). */
+  public TableGuard tableGuard() {
+    return tableGuard;
+  }
+
+  private java.util.concurrent.ThreadFactory daemon(String prefix) {
+    return r -> {
+      Thread t = new Thread(r, prefix + serverName.getAddress().toString());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** Creates the state tables if needed and starts the engine above this node's reserved uids. */
+  private void startEngine() {
+    long backoff = 100;
+    while (!closed) {
+      try {
+        tables.ensureExist();
+        long reserved = tables.reservedUids(self);
+        engine.complete(new ProtocolNode(self, config.protocol(), hosted::hosts, locator, reserved));
+        return;
+      } catch (IOException | RuntimeException e) {
+        LOG.info("G-Store state tables not available yet ({}); retrying", e.toString());
+        sleep(backoff);
+        backoff = Math.min(backoff * 2, 5_000);
+      }
+    }
+  }
+
+  public GStoreConfig config() {
+    return config;
+  }
+
+  public OwnerToken ownerToken() {
+    return ownerToken;
+  }
+
+  public HostedRegions hosted() {
+    return hosted;
+  }
+
+  // ---- regions
+
+  /** A G-Store region opened here: load its rows' protocol state, then serve it. Writes wait until then. */
+  public void regionOpened(Region region) {
+    String name = region.getRegionInfo().getEncodedName();
+    openRegions.add(name);
+    engine.thenAcceptAsync(e -> load(region), loaderThread);
+  }
+
+  private void load(Region region) {
+    RegionInfo info = region.getRegionInfo();
+    long backoff = 100;
+    while (!closed && openRegions.contains(info.getEncodedName())) {
+      try {
+        StateTables.Loaded state = tables.load(info.getTable().getNameAsString(), info.getStartKey(),
+            info.getEndKey());
+        onProtocolThread(engine -> {
+          if (!openRegions.contains(info.getEncodedName())) {
+            return Step.NOTHING; // closed while loading
+          }
+          for (OwnerRecord o : state.owners()) {
+            hosted.fence(o.key(), o.group());
+          }
+          hosted.markReady(region);
+          engine.load(state.groups(), state.owners(), now());
+          LOG.debug("G-Store loaded {} groups and {} grouped rows of {}", state.groups().size(),
+              state.owners().size(), info.getRegionNameAsString());
+          return Step.NOTHING;
+        });
+        return;
+      } catch (IOException e) {
+        LOG.info("cannot load G-Store state of {} yet ({}); retrying", info.getRegionNameAsString(), e.toString());
+        sleep(backoff);
+        backoff = Math.min(backoff * 2, 5_000);
+      }
+    }
+  }
+
+  /**
+   * A G-Store region is closing: stop serving its keys and wait until every decision already taken about them is
+   * durable, so that the region's next host loads all of it. Acts once per region: a later call (the coprocessor's
+   * stop, after its preClose) must not touch the keys, which daughters of a split may already serve.
+   */
+  public void regionClosing(RegionInfo info) {
+    if (!openRegions.remove(info.getEncodedName())) {
+      return;
+    }
+    transactions.regionClosing(k -> HostedRegions.contains(info, k));
+    CompletableFuture<Void> drained = new CompletableFuture<>();
+    protocolThread.execute(() -> {
+      hosted.remove(info);
+      ProtocolNode e = engine.getNow(null);
+      if (e != null) {
+        writer.submit(e.unload(k -> HostedRegions.contains(info, k)));
+      }
+      writer.barrier().whenComplete((v, t) -> drained.complete(null));
+    });
+    try {
+      drained.get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("G-Store state of closing region {} not drained: {}", info.getRegionNameAsString(), e.toString());
+    }
+  }
+
+  public boolean isReady(RegionInfo info) {
+    return hosted.isReady(info);
+  }
+
+  // ---- client requests
+
+  /** Submits a request to the engine; the future completes with the leader's answer. */
+  public CompletableFuture<Reply> submit(ClientRequest request) {
+    CompletableFuture<Reply> reply = new CompletableFuture<>();
+    waiters.computeIfAbsent(request.requestId(), id -> new CopyOnWriteArrayList<>()).add(reply);
+    onProtocolThread(engine -> engine.handle(request, now()));
+    return reply;
+  }
+
+  /** Stops waiting for an answer (the caller gave up; a retry with the same request id waits anew). */
+  public void forget(String requestId, CompletableFuture<Reply> reply) {
+    List<CompletableFuture<Reply>> list = waiters.get(requestId);
+    if (list != null) {
+      list.remove(reply);
+      if (list.isEmpty()) {
+        waiters.remove(requestId, list);
+      }
+    }
+  }
+
+  public CompletableFuture<Optional<GroupRecord>> group(GroupId id) {
+    CompletableFuture<Optional<GroupRecord>> result = new CompletableFuture<>();
+    onProtocolThread(engine -> {
+      result.complete(engine.group(id));
+      return Step.NOTHING;
+    });
+    return result;
+  }
+
+  private void fail(String requestId, Throwable cause) {
+    List<CompletableFuture<Reply>> list = waiters.remove(requestId);
+    if (list != null) {
+      IOException e = new IOException("G-Store could not record request " + requestId + ": " + cause, cause);
+      list.forEach(f -> f.completeExceptionally(e));
+    }
+  }
+
+  private void answer(Reply reply) {
+    List<CompletableFuture<Reply>> list = waiters.remove(reply.requestId());
+    if (list != null) {
+      list.forEach(f -> f.complete(reply));
+    }
+  }
+
+  // ---- the engine's inputs and outputs
+
+  private void receive(Datagram d) {
+    if (!d.to().equals(self)) { // authentic but meant for another server (or an earlier one on this port)
+      metrics.datagramDropped(DatagramRejectedException.Reason.MISADDRESSED);
+      return;
+    }
+    onProtocolThread(engine -> engine.receive(d, now()));
+  }
+
+  private void send(Datagram d) {
+    InetSocketAddress to = peers.addressOf(d.to());
+    if (to == null) {
+      // the server is gone or runs no G-Store region: its keys moved; look them up afresh for the retries
+      LOG.debug("no G-Store peer {}; re-resolving its keys", d.to());
+      d.messages().forEach(m -> locator.invalidate(m.destination()));
+      return;
+    }
+    try {
+      transport.send(d, to);
+    } catch (RuntimeException e) { // never the writer thread's end: the protocol's retries make up for the loss
+      LOG.error("G-Store could not send a datagram to {}", d.to(), e);
+    }
+  }
+
+  /** Runs an engine input on the protocol thread (once the engine exists) and passes its step on. */
+  private void onProtocolThread(Function<ProtocolNode, Step> input) {
+    engine.thenAcceptAsync(e -> {
+      if (closed) {
+        return;
+      }
+      try {
+        writer.submit(input.apply(e));
+      } catch (RuntimeException ex) {
+        LOG.error("G-Store protocol step failed", ex);
+      }
+      scheduleWakeup(e);
+    }, protocolThread);
+  }
+
+  private void scheduleWakeup(ProtocolNode e) {
+    long next = e.nextWakeup();
+    if (next >= wakeupAt || next == Long.MAX_VALUE) {
+      return;
+    }
+    if (wakeup != null) {
+      wakeup.cancel(false);
+    }
+    wakeupAt = next;
+    wakeup = protocolThread.schedule(() -> {
+      wakeupAt = Long.MAX_VALUE;
+      wakeup = null;
+      onProtocolThread(engine -> engine.tick(now()));
+    }, Math.max(0, next - now()), TimeUnit.MILLISECONDS);
+  }
+
+  private static long now() {
+    return System.currentTimeMillis();
+  }
+
+  private static void sleep(long millis) {
+    try {
+      TimeUnit.MILLISECONDS.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    protocolThread.shutdownNow();
+    loaderThread.shutdownNow();
+    writer.close();
+    if (transactions != null) {
+      transactions.close();
+    }
+    if (shipper != null) {
+      shipper.close();
+    }
+    if (wal != null) {
+      wal.close();
+    }
+    transport.close();
+    peers.close();
+    waiters.values().forEach(list -> list.forEach(f -> f.completeExceptionally(
+        new IOException("G-Store on " + serverName + " is shutting down"))));
+  }
+}

@@ -1,0 +1,90 @@
+package org.gstore.coprocessor.server;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+
+/**
+ * The G-Store regions this server hosts whose protocol state is loaded ("ready"), and the rows among them that
+ * belong to a group (the fence). Read concurrently by RPC handlers (fencing, endpoint) and the protocol threads.
+ */
+public final class HostedRegions {
+  private final Map<String, ConcurrentSkipListMap<byte[], Region>> ready = new ConcurrentHashMap<>();
+  private final Map<Key, GroupRef> fenced = new ConcurrentHashMap<>();
+
+  void markReady(Region region) {
+    RegionInfo info = region.getRegionInfo();
+    ready.computeIfAbsent(info.getTable().getNameAsString(), t -> new ConcurrentSkipListMap<>(Bytes.BYTES_COMPARATOR))
+        .put(info.getStartKey(), region);
+  }
+
+  /**
+   * Stops hosting a region: it is closing. Only that very region goes: after a split, a daughter with the same
+   * start key may already be here.
+   */
+  void remove(RegionInfo info) {
+    ConcurrentSkipListMap<byte[], Region> regions = ready.get(info.getTable().getNameAsString());
+    if (regions != null) {
+      regions.computeIfPresent(info.getStartKey(),
+          (start, r) -> r.getRegionInfo().getEncodedName().equals(info.getEncodedName()) ? null : r);
+    }
+    fenced.keySet().removeIf(k -> contains(info, k));
+  }
+
+  boolean isReady(RegionInfo info) {
+    ConcurrentSkipListMap<byte[], Region> regions = ready.get(info.getTable().getNameAsString());
+    Region r = regions == null ? null : regions.get(info.getStartKey());
+    return r != null && r.getRegionInfo().getRegionId() == info.getRegionId();
+  }
+
+  /** The ready region holding {@code key}, or null. */
+  Region regionOf(Key key) {
+    ConcurrentSkipListMap<byte[], Region> regions = ready.get(key.table());
+    if (regions == null) {
+      return null;
+    }
+    byte[] row = key.row();
+    Map.Entry<byte[], Region> e = regions.floorEntry(row);
+    return e != null && e.getValue().getRegionInfo().containsRow(row) ? e.getValue() : null;
+  }
+
+  boolean hosts(Key key) {
+    return regionOf(key) != null;
+  }
+
+  /** The group a hosted row belongs to, or null if it is free. */
+  public GroupRef ownerOf(Key key) {
+    return fenced.get(key);
+  }
+
+  void fence(Key key, GroupRef group) {
+    fenced.put(key, group);
+  }
+
+  void unfence(Key key) {
+    fenced.remove(key);
+  }
+
+  /** A group holding a row of the region, or null if none does. */
+  public GroupRef anyOwnerIn(RegionInfo info) {
+    for (Map.Entry<Key, GroupRef> e : fenced.entrySet()) {
+      if (contains(info, e.getKey())) {
+        return e.getValue();
+      }
+    }
+    return null;
+  }
+
+  int fencedRows() {
+    return fenced.size();
+  }
+
+  public static boolean contains(RegionInfo info, Key key) {
+    return info.getTable().getNameAsString().equals(key.table()) && info.containsRow(key.row());
+  }
+}

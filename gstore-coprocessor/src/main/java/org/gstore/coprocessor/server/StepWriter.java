@@ -1,0 +1,180 @@
+package org.gstore.coprocessor.server;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.apache.hadoop.hbase.regionserver.Region;
+import org.gstore.common.protocol.Datagram;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.Reply;
+import org.gstore.common.protocol.StateChange;
+import org.gstore.common.protocol.Step;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The output stage of the protocol: makes the engine's steps durable, then lets their effects out. Steps queue in
+ * the order the engine took them; the writer takes all that are waiting, collapses their changes (last change per
+ * row wins, as if applied one by one) and writes them in one batch per table, so protocol state gets group commit.
+ * Only after that does it fence or unfence rows, send the steps' datagrams and answer their clients.
+ *
+ * <p>Fencing a row takes the row's lock, so a plain write already past the fence check finishes before the row
+ * counts as the group's, and no later one gets through.
+ */
+public final class StepWriter implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(StepWriter.class);
+
+  private final StateTables tables;
+  private final HostedRegions hosted;
+  private final GStoreMetrics metrics;
+  private final Consumer<Datagram> send;
+  private final Consumer<Reply> answer;
+  private final BiConsumer<String, Throwable> fail;
+  private final BatchingThread<Object> thread;
+
+  /**
+   * @param fail tells the client waiting under a request id that its step could not be written (an unexpected
+   *     failure, never an I/O error: those are retried until the state is durable)
+   */
+  StepWriter(String name, StateTables tables, HostedRegions hosted, GStoreMetrics metrics, Consumer<Datagram> send,
+      Consumer<Reply> answer, BiConsumer<String, Throwable> fail) {
+    this.tables = tables;
+    this.hosted = hosted;
+    this.metrics = metrics;
+    this.send = send;
+    this.answer = answer;
+    this.fail = fail;
+    this.thread = new BatchingThread<>("gstore-writer-" + name, this::write, this::failed);
+  }
+
+  /** The batch could not be written: its clients get the error, barriers pass, and the writer goes on. */
+  private void failed(List<Object> batch, Throwable e) {
+    metrics.stateWriteFailed();
+    for (Object o : batch) {
+      if (o instanceof Step s) {
+        s.replies().forEach(r -> fail.accept(r.requestId(), e));
+      } else {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Void> barrier = (CompletableFuture<Void>) o;
+        barrier.complete(null);
+      }
+    }
+  }
+
+  void submit(Step step) {
+    if (!step.isEmpty()) {
+      thread.add(step);
+    }
+  }
+
+  /** Completes once every step submitted before it is durable and out. */
+  CompletableFuture<Void> barrier() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    thread.add(done);
+    return done;
+  }
+
+  /** Steps (and barriers) in the order the engine produced them. */
+  private void write(List<Object> batch) {
+    List<Step> steps = new ArrayList<>();
+    for (Object o : batch) {
+      if (o instanceof Step s) {
+        steps.add(s);
+      }
+    }
+    List<StateChange> changes = collapse(steps);
+    if (!writeUntilDurable(changes)) {
+      return;
+    }
+    applyFences(changes);
+    for (Object o : batch) {
+      if (o instanceof Step s) {
+        s.datagrams().forEach(send);
+        s.replies().forEach(answer);
+      } else {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Void> barrier = (CompletableFuture<Void>) o;
+        barrier.complete(null);
+      }
+    }
+  }
+
+  private static List<StateChange> collapse(List<Step> steps) {
+    Map<Object, StateChange> last = new LinkedHashMap<>();
+    for (Step s : steps) {
+      for (StateChange c : s.changes()) {
+        last.put(c.target(), c);
+      }
+    }
+    return new ArrayList<>(last.values());
+  }
+
+  /** Retries until the changes are durable: nothing may leave the node before. False if closed meanwhile. */
+  private boolean writeUntilDurable(List<StateChange> changes) {
+    long backoff = 50;
+    while (!thread.isClosed()) {
+      try {
+        if (!changes.isEmpty()) {
+          tables.write(changes);
+          metrics.stateWritten();
+        }
+        return true;
+      } catch (IOException e) {
+        metrics.stateWriteFailed();
+        LOG.warn("G-Store could not write protocol state; retrying in {} ms", backoff, e);
+        try {
+          TimeUnit.MILLISECONDS.sleep(backoff);
+        } catch (InterruptedException ie) {
+          return false;
+        }
+        backoff = Math.min(backoff * 2, 2_000);
+      }
+    }
+    return false;
+  }
+
+  private void applyFences(List<StateChange> changes) {
+    for (StateChange c : changes) {
+      if (c instanceof StateChange.PutOwner p) {
+        if (p.record().group().equals(hosted.ownerOf(p.record().key()))) {
+          continue; // joining -> yielded: already fenced to this group, no lock needed
+        }
+        fenceUnderRowLock(p.record().key(), () -> hosted.fence(p.record().key(), p.record().group()));
+      } else if (c instanceof StateChange.RemoveOwner r) {
+        hosted.unfence(r.key());
+      }
+    }
+  }
+
+  private void fenceUnderRowLock(Key key, Runnable fence) {
+    Region region = hosted.regionOf(key);
+    if (region == null) {
+      return; // the region closed meanwhile: its next host loads the durable state
+    }
+    Region.RowLock lock = null;
+    try {
+      lock = region.getRowLock(key.row(), false);
+    } catch (IOException e) {
+      LOG.debug("no row lock for {} ({}); fencing without it", key, e.toString());
+    }
+    try {
+      fence.run();
+    } finally {
+      if (lock != null) {
+        lock.release();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.close();
+  }
+}

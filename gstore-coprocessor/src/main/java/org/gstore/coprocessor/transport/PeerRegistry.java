@@ -1,0 +1,192 @@
+package org.gstore.coprocessor.transport;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.zookeeper.ZKAuthentication;
+import org.apache.hadoop.hbase.zookeeper.ZKConfig;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.gstore.common.protocol.NodeId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where each region server's G-Store peer listens: an ephemeral znode {@code <parent>/gstore/peers/<node id>}
+ * holding {@code host:port}, in HBase's own ZooKeeper. Addresses are cached with a watch and forgotten when their
+ * znode changes or goes: a peer restarts on another port when its region server closes its last G-Store region and
+ * later opens one again, and a dead server's znode goes with its session. Our znode is recreated if the session
+ * expires.
+ */
+public final class PeerRegistry implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(PeerRegistry.class);
+  private static final int SESSION_TIMEOUT_MS = 30_000;
+
+  private final String quorum;
+  private final String peersPath;
+  private final List<ACL> acl;
+  private final Map<NodeId, InetSocketAddress> addresses = new ConcurrentHashMap<>();
+  private volatile ZooKeeper zk;
+  private volatile boolean closed;
+  private NodeId self;
+  private String selfAddress;
+
+  public PeerRegistry(Configuration conf) {
+    this.quorum = ZKConfig.getZKQuorumServersString(conf);
+    String parent = conf.get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT);
+    this.peersPath = parent + "/gstore/peers";
+    this.acl = acl(ZKAuthentication.isSecureZooKeeper(conf));
+  }
+
+  /**
+   * HBase's own choice for its znodes: with secure ZooKeeper, anyone may read a peer's address but only its
+   * creator (the HBase principal) may change it; without ZooKeeper authentication no ACL can tell users apart.
+   */
+  static List<ACL> acl(boolean secureZooKeeper) {
+    if (!secureZooKeeper) {
+      return ZooDefs.Ids.OPEN_ACL_UNSAFE;
+    }
+    List<ACL> acl = new ArrayList<>(ZooDefs.Ids.CREATOR_ALL_ACL);
+    acl.addAll(ZooDefs.Ids.READ_ACL_UNSAFE);
+    return acl;
+  }
+
+  /** Publishes this server's datagram address. */
+  public synchronized void register(NodeId node, InetSocketAddress address) throws IOException {
+    this.self = node;
+    this.selfAddress = address.getHostString() + ":" + address.getPort();
+    addresses.put(node, address);
+    connectAndPublish();
+  }
+
+  private synchronized void connectAndPublish() throws IOException {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper client = new ZooKeeper(quorum, SESSION_TIMEOUT_MS, event -> {
+      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      } else if (event.getState() == Watcher.Event.KeeperState.Expired && !closed) {
+        LOG.warn("G-Store peer registry session expired; publishing {} again", self);
+        reconnectQuietly();
+      }
+    });
+    try {
+      if (!connected.await(SESSION_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+        client.close();
+        throw new IOException("could not connect to ZooKeeper at " + quorum);
+      }
+      createParents(client);
+      String path = peersPath + "/" + self.value();
+      try {
+        client.delete(path, -1); // a leftover of an expired session of ours
+      } catch (KeeperException.NoNodeException e) {
+        // normal
+      }
+      client.create(path, selfAddress.getBytes(StandardCharsets.UTF_8), acl, CreateMode.EPHEMERAL);
+      ZooKeeper old = zk;
+      zk = client;
+      addresses.keySet().removeIf(n -> !n.equals(self)); // the old session's watches are gone
+      if (old != null) {
+        old.close();
+      }
+    } catch (KeeperException e) {
+      throw new IOException("could not publish the G-Store peer address in ZooKeeper", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted publishing the G-Store peer address");
+    }
+  }
+
+  private void reconnectQuietly() {
+    try {
+      connectAndPublish();
+    } catch (IOException e) {
+      LOG.error("G-Store could not publish its peer address again", e);
+    }
+  }
+
+  private void createParents(ZooKeeper client) throws KeeperException, InterruptedException {
+    StringBuilder path = new StringBuilder();
+    for (String part : peersPath.substring(1).split("/")) {
+      path.append('/').append(part);
+      try {
+        client.create(path.toString(), new byte[0], acl, CreateMode.PERSISTENT);
+      } catch (KeeperException.NodeExistsException e) {
+        // already there
+      }
+    }
+  }
+
+  /** The datagram address of a peer, or null if it has none (not running G-Store, or gone). */
+  public InetSocketAddress addressOf(NodeId node) {
+    InetSocketAddress cached = addresses.get(node);
+    if (cached != null) {
+      return cached;
+    }
+    try {
+      byte[] data = zk.getData(peersPath + "/" + node.value(), event -> {
+        if (event.getType() != Watcher.Event.EventType.None) {
+          addresses.remove(node); // changed or deleted: look it up again next time
+        }
+      }, null);
+      InetSocketAddress address = parse(new String(data, StandardCharsets.UTF_8));
+      if (address == null) {
+        LOG.warn("G-Store peer {} publishes an unusable address; treating it as unreachable", node);
+        return null;
+      }
+      addresses.put(node, address);
+      return address;
+    } catch (KeeperException.NoNodeException e) {
+      return null;
+    } catch (KeeperException e) {
+      LOG.warn("could not look up G-Store peer {}", node, e);
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  /** {@code host:port}, or null if {@code hostPort} is not one. */
+  static InetSocketAddress parse(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon <= 0) {
+      return null;
+    }
+    try {
+      int port = Integer.parseInt(hostPort.substring(colon + 1));
+      if (port < 1 || port > 65_535) {
+        return null;
+      }
+      InetSocketAddress address = new InetSocketAddress(hostPort.substring(0, colon), port);
+      return address.isUnresolved() ? null : address;
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    if (zk != null) {
+      try {
+        zk.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package org.gstore.coprocessor.txn;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
+
+/**
+ * The leader's copy of one group's rows: for each member, its recent committed states, newest last, so that a
+ * read-only transaction can read a consistent snapshot while writers commit. Versions older than the snapshot
+ * retention are dropped, but a row's newest state is always kept.
+ *
+ * <p>Each load of a group is a new <em>incarnation</em> with an id of its own. Transactions are tied to the
+ * incarnation they first read from: the versions a transaction read, and its snapshot, mean nothing to a cache
+ * loaded later (after a region move, split or restart), which holds only the newest state of each row.
+ *
+ * <p>Commits of a group are serialized by {@link #commitLock} (validation, WAL append and apply); reads
+ * synchronize on the cache itself only to pick versions.
+ */
+public final class GroupCache {
+  /** Why a cache stopped taking commits. */
+  enum Closed {
+    /** The group is being deleted: callers are told there is no such group. */
+    RELEASED,
+    /** The leader's region is closing (move, split, merge, stop): callers retry at the region's next host. */
+    REGION_CLOSING
+  }
+
+  final GroupRef group;
+  final long incarnation;
+  final ReentrantLock commitLock = new ReentrantLock();
+  private final Map<Key, Deque<RowState>> rows;
+  private final long retentionMillis;
+  private long lastCommitTs;
+  private volatile Closed closed;
+  private final Map<String, CommitResponse> recentOutcomes = new LinkedHashMap<>(64, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, CommitResponse> eldest) {
+      return size() > 10_000;
+    }
+  };
+
+  /** @param loaded each member's state in HBase; @param floorTs the newest cell timestamp among them */
+  GroupCache(GroupRef group, long incarnation, Map<Key, RowState> loaded, long floorTs, long retentionMillis) {
+    this.group = group;
+    this.incarnation = incarnation;
+    this.retentionMillis = retentionMillis;
+    this.rows = new LinkedHashMap<>();
+    loaded.forEach((k, s) -> {
+      Deque<RowState> versions = new ArrayDeque<>();
+      versions.add(s);
+      rows.put(k, versions);
+    });
+    this.lastCommitTs = floorTs;
+  }
+
+  boolean isMember(Key key) {
+    return rows.containsKey(key);
+  }
+
+  /** The newest committed timestamp; commits get strictly larger ones. */
+  synchronized long lastCommitTs() {
+    return lastCommitTs;
+  }
+
+  synchronized RowState latest(Key key) {
+    return rows.get(key).getLast();
+  }
+
+  /** The row as of {@code snapshot}, or null if that state is older than the retention and gone. */
+  synchronized RowState at(Key key, long snapshot) {
+    Iterator<RowState> newestFirst = rows.get(key).descendingIterator();
+    while (newestFirst.hasNext()) {
+      RowState s = newestFirst.next();
+      if (s.version() <= snapshot) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /** Installs the states a commit produced (already durable in the WAL). */
+  synchronized void install(Map<Key, RowState> states, long commitTs, long now) {
+    states.forEach((k, s) -> {
+      Deque<RowState> versions = rows.get(k);
+      versions.addLast(s);
+      // keep a state while the one after it became newest within the retention: snapshots may still read it
+      while (versions.size() > 1) {
+        Iterator<RowState> it = versions.iterator();
+        it.next();
+        RowState successor = it.next();
+        if (now - successor.version() <= retentionMillis) {
+          break;
+        }
+        versions.removeFirst();
+      }
+    });
+    lastCommitTs = commitTs;
+  }
+
+  /** Null while the cache serves; otherwise why it stopped. Final once set. */
+  Closed closed() {
+    return closed;
+  }
+
+  /** Stops commits for good (the group is being deleted, or its leader region closes). With the lock held. */
+  void close(Closed why) {
+    if (closed == null) {
+      closed = why;
+    }
+  }
+
+  CommitResponse recentOutcome(String txnId) {
+    return recentOutcomes.get(txnId);
+  }
+
+  void remember(String txnId, CommitResponse outcome) {
+    recentOutcomes.put(txnId, outcome);
+  }
+}

@@ -1,0 +1,299 @@
+package org.gstore.coprocessor.txn;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.Columns;
+import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
+import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
+import org.gstore.common.wire.generated.GStoreProtos.ReadStampProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowVersionProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
+import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
+import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.endpoint.Requests;
+import org.gstore.coprocessor.server.GStoreMetrics;
+import org.gstore.coprocessor.wal.SharedWal;
+import org.gstore.coprocessor.wal.UpdateShipper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serializable transactions on the groups this region server leads, by optimistic concurrency control with
+ * backward validation (Kung and Robinson): a transaction reads a snapshot of the leader's cache and records the
+ * version of each row it read; its commit succeeds only if none of those rows changed since. A successful commit
+ * gets a timestamp above every earlier one of the group and above every member cell in HBase, is made durable in
+ * the shared WAL, then applied to the cache and acknowledged, and handed to the update shipper.
+ *
+ * <p>Commits that HBase would refuse are refused first ({@link CommitValidator}); caches are loaded, closed and
+ * forgotten by {@link GroupCaches}.
+ *
+ * <p>Transactions keep no state here between calls: the client holds the read versions and buffered writes, so
+ * a client that disappears leaves nothing behind and blocks nobody. Each commit carries an id; a retried commit
+ * gets the first one's outcome.
+ */
+public final class TransactionManager {
+  private static final Logger LOG = LoggerFactory.getLogger(TransactionManager.class);
+
+  private final GStoreMetrics metrics;
+  private final SharedWal wal;
+  private final UpdateShipper shipper;
+  private final GroupCaches caches;
+  private final CommitValidator validator;
+  private final long waitMillis;
+  private final long maxFutureMillis;
+  private final ExecutorService preloader = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "gstore-cache-preload");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /** Outcome of a read: the snapshot, the cache incarnation and the rows, or why not. */
+  public record ReadResult(TxnOutcomeProto outcome, long snapshot, long incarnation, List<RowVersionProto> rows,
+      String message) {
+    static ReadResult failed(TxnOutcomeProto outcome, String message) {
+      return new ReadResult(outcome, 0, 0, List.of(), message);
+    }
+  }
+
+  public TransactionManager(GStoreMetrics metrics, SharedWal wal, UpdateShipper shipper, GroupCaches caches,
+      CommitValidator validator, long waitMillis, long maxFutureMillis) {
+    this.metrics = metrics;
+    this.wal = wal;
+    this.shipper = shipper;
+    this.caches = caches;
+    this.validator = validator;
+    this.waitMillis = waitMillis;
+    this.maxFutureMillis = maxFutureMillis;
+  }
+
+  /**
+   * Reads rows at {@code snapshot} (null: the newest state, which becomes the transaction's snapshot). A
+   * transaction's later reads carry the incarnation of its first: if the cache was reloaded since, its snapshot is
+   * gone and the read is a conflict.
+   */
+  public ReadResult read(GroupId id, Long snapshot, long incarnation, List<KeyProto> rows) throws IOException {
+    GroupCache cache = caches.get(id);
+    if (cache == null) {
+      return ReadResult.failed(TxnOutcomeProto.NO_GROUP, "no active group " + id);
+    }
+    if (snapshot != null && incarnation != cache.incarnation) {
+      return ReadResult.failed(TxnOutcomeProto.CONFLICT, reloaded(id));
+    }
+    long at = snapshot != null ? snapshot : cache.lastCommitTs();
+    List<RowVersionProto> result = new ArrayList<>();
+    for (KeyProto k : rows) {
+      Key key = Requests.key(k);
+      if (!cache.isMember(key)) {
+        return ReadResult.failed(TxnOutcomeProto.NOT_MEMBER, "row " + key + " is not in group " + id);
+      }
+      RowState state = cache.at(key, at);
+      if (state == null) {
+        return ReadResult.failed(TxnOutcomeProto.CONFLICT, "snapshot " + at + " is older than the snapshot"
+            + " retention (" + GStoreConfig.SNAPSHOT_RETENTION_MS + ")");
+      }
+      RowVersionProto.Builder row = RowVersionProto.newBuilder().setKey(k).setVersion(state.version());
+      state.columns().forEach((c, v) -> row.addColumns(ColumnProto.newBuilder()
+          .setFamily(Columns.family(c)).setQualifier(Columns.qualifier(c)).setValue(v)));
+      result.add(row.build());
+    }
+    return new ReadResult(TxnOutcomeProto.OK, at, cache.incarnation, result, null);
+  }
+
+  /**
+   * Validates and commits. A transaction that read rows carries the incarnation it read them from; a commit
+   * against a later incarnation is a conflict, since the versions it read may not be comparable with the
+   * reloaded ones.
+   */
+  public CommitResponse commit(GroupId id, String txnId, long incarnation, List<ReadStampProto> reads,
+      List<RowWriteProto> requested) throws IOException {
+    List<RowWriteProto> writes = validator.check(txnId, requested);
+    GroupCache cache = caches.get(id);
+    if (cache == null) {
+      return outcome(TxnOutcomeProto.NO_GROUP, "no active group " + id);
+    }
+    cache.commitLock.lock();
+    long start = System.nanoTime();
+    try {
+      if (cache.closed() == GroupCache.Closed.REGION_CLOSING) {
+        throw GroupCaches.moving(id);
+      }
+      if (cache.closed() == GroupCache.Closed.RELEASED) {
+        return outcome(TxnOutcomeProto.NO_GROUP, "group " + id + " is being deleted");
+      }
+      CommitResponse earlier = cache.recentOutcome(txnId);
+      if (earlier != null) {
+        return earlier;
+      }
+      for (RowWriteProto w : writes) {
+        Key key = Requests.key(w.getKey());
+        if (!cache.isMember(key)) {
+          return outcome(TxnOutcomeProto.NOT_MEMBER, "row " + key + " is not in group " + id);
+        }
+      }
+      if (!reads.isEmpty() && incarnation != cache.incarnation) {
+        return conflict(cache, txnId, reloaded(id));
+      }
+      for (ReadStampProto r : reads) {
+        Key key = Requests.key(r.getKey());
+        if (!cache.isMember(key)) {
+          return outcome(TxnOutcomeProto.NOT_MEMBER, "row " + key + " is not in group " + id);
+        }
+        if (cache.latest(key).version() != r.getVersion()) {
+          return conflict(cache, txnId, "row " + key + " changed since it was read");
+        }
+      }
+      if (writes.isEmpty()) {
+        return CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED)
+            .setCommitTs(cache.lastCommitTs()).build();
+      }
+      long now = System.currentTimeMillis();
+      long commitTs = Math.max(cache.lastCommitTs() + 1, now);
+      WalRecordProto record = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
+          .setCommitTs(commitTs).setTxnId(txnId).addAllWrites(writes).build();
+      SharedWal.Position position = await(wal.append(cache.group, record.toByteArray()));
+      Map<Key, RowState> states = new HashMap<>();
+      for (RowWriteProto w : writes) {
+        Key key = Requests.key(w.getKey());
+        states.put(key, cache.latest(key).apply(w, commitTs));
+      }
+      cache.install(states, commitTs, now);
+      shipper.ship(new UpdateShipper.Shipment(cache.group, commitTs, writes, position));
+      CommitResponse committed = CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED)
+          .setCommitTs(commitTs).build();
+      cache.remember(txnId, committed);
+      metrics.committed(System.nanoTime() - start);
+      return committed;
+    } finally {
+      cache.commitLock.unlock();
+    }
+  }
+
+  private CommitResponse conflict(GroupCache cache, String txnId, String why) {
+    CommitResponse conflict = outcome(TxnOutcomeProto.CONFLICT, why);
+    cache.remember(txnId, conflict);
+    metrics.conflicted();
+    return conflict;
+  }
+
+  private static String reloaded(GroupId id) {
+    return "the leader of group " + id + " reloaded it (a region move, split or restart) since this transaction"
+        + " began; retry the transaction";
+  }
+
+  /** Loads a new group's cache in the background, so its first transaction does not wait for it. */
+  public void preload(GroupId id) {
+    preloader.execute(() -> {
+      try {
+        caches.get(id);
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("preloading group {} failed; its first transaction loads it ({})", id, e.toString());
+      }
+    });
+  }
+
+  public void close() {
+    preloader.shutdownNow();
+  }
+
+  /**
+   * Ends transactions on a group about to be deleted: no more commits, everything committed shipped to HBase,
+   * and the clock past the newest commit, so plain writes made after the delete win over the group's. Waits at
+   * most the endpoint wait for each; the caller retries.
+   */
+  public void release(GroupId id) throws IOException {
+    GroupCache cache = caches.release(id);
+    if (cache == null) {
+      return;
+    }
+    shipper.drain(cache.group, waitMillis);
+    awaitClockPast(cache);
+    caches.forget(cache);
+  }
+
+  private void awaitClockPast(GroupCache cache) throws IOException {
+    long newest = cache.lastCommitTs();
+    long deadline = System.currentTimeMillis() + waitMillis;
+    long now;
+    while ((now = System.currentTimeMillis()) <= newest) {
+      if (now >= deadline) {
+        throw new IOException("group " + cache.group.id() + " has commits stamped up to " + newest + ", "
+            + (newest - now) + " ms ahead of this server's clock; its members are released once the clock passes"
+            + " it (at most " + maxFutureMillis + " ms, " + GStoreConfig.TXN_MAX_FUTURE_MS + "); retry");
+      }
+      try {
+        TimeUnit.MILLISECONDS.sleep(Math.min(newest - now + 1, deadline - now));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted");
+      }
+    }
+  }
+
+  /**
+   * A leader region closes: refuse new commits of its groups (their clients retry at the next host), and ship
+   * every commit they made before letting the region go, so the next host loads all of them. Waits as long as
+   * shipping takes, saying so loudly: closing with commits unshipped would hide acknowledged commits from the next
+   * host.
+   */
+  public void regionClosing(Predicate<Key> inRegion) {
+    for (GroupCache cache : caches.closeRegion(inRegion)) {
+      long started = System.currentTimeMillis();
+      while (true) {
+        try {
+          shipper.drain(cache.group, waitMillis);
+          break;
+        } catch (InterruptedIOException e) {
+          LOG.error("interrupted shipping group {} before its leader region closes; {} commits not shipped",
+              cache.group.id(), shipper.pendingCount(cache.group));
+          Thread.currentThread().interrupt();
+          return;
+        } catch (IOException e) {
+          if (shipper.isClosed()) {
+            LOG.error("G-Store is stopping with {} commits of group {} not shipped; they are in its WAL",
+                shipper.pendingCount(cache.group), cache.group.id());
+            break;
+          }
+          metrics.closeWaitedForShipping();
+          LOG.warn("the leader region of group {} waits for {} commits to be shipped to HBase before it closes"
+              + " ({} ms so far)", cache.group.id(), shipper.pendingCount(cache.group),
+              System.currentTimeMillis() - started);
+        }
+      }
+      caches.forget(cache);
+    }
+  }
+
+  private SharedWal.Position await(CompletableFuture<SharedWal.Position> append) throws IOException {
+    try {
+      return append.get(waitMillis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted writing the WAL");
+    } catch (ExecutionException e) {
+      throw new IOException("the G-Store WAL could not make the commit durable; its outcome is unknown",
+          e.getCause());
+    } catch (TimeoutException e) {
+      throw new IOException("the G-Store WAL did not make the commit durable in time; its outcome is unknown");
+    }
+  }
+
+  private static CommitResponse outcome(TxnOutcomeProto outcome, String message) {
+    return CommitResponse.newBuilder().setOutcome(outcome).setMessage(message).build();
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * Transactions at a group's leader: the caches of the groups it leads (loading, incarnations, closing on region
+ * moves), commit validation and OCC. Makes commits durable through {@code wal} and hands them to its shipper;
+ * reads HBase only to load caches. Called by {@code endpoint} and wired by {@code server}.
+ */
+package org.gstore.coprocessor.txn;

@@ -1,0 +1,49 @@
+package org.gstore.coprocessor.wal;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.gstore.common.protocol.GroupRef;
+
+/**
+ * The write-ahead log of every group this region server leads, on HDFS: {@code gstore.wal.streams} independent
+ * streams, so that one writer thread is not the bottleneck. A group always writes to the same stream, which keeps
+ * its commits in order in one place for replay.
+ */
+public final class SharedWal implements Closeable {
+  /** Where a record is: its stream and its sequence number there. */
+  public record Position(int stream, long seq) {}
+
+  private final WalStream[] streams;
+
+  public SharedWal(FileSystem fs, Path root, int streams, long rollBytes, boolean hsync, WalMetrics metrics)
+      throws IOException {
+    this.streams = new WalStream[streams];
+    for (int i = 0; i < streams; i++) {
+      this.streams[i] = new WalStream(fs, new Path(root, "stream-" + i), rollBytes, hsync, metrics);
+    }
+  }
+
+  int streamOf(GroupRef group) {
+    return Math.floorMod(group.hashCode(), streams.length);
+  }
+
+  /** Completes once the record is durable. */
+  public CompletableFuture<Position> append(GroupRef group, byte[] record) {
+    int stream = streamOf(group);
+    return streams[stream].append(record).thenApply(seq -> new Position(stream, seq));
+  }
+
+  public int streams() {
+    return streams.length;
+  }
+
+  @Override
+  public void close() {
+    for (WalStream s : streams) {
+      s.close();
+    }
+  }
+}

@@ -1,0 +1,279 @@
+package org.gstore.coprocessor.wal;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotEnabledException;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
+import org.apache.hadoop.hbase.client.Table;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.OwnerToken;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+import org.gstore.coprocessor.server.BatchingThread;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies committed transactions to HBase asynchronously, in commit order, with each commit's timestamp as the
+ * cells' timestamp, so re-applying a commit is harmless. Writes carry the owning group's token to pass fencing.
+ * Everything waiting is shipped in one batch per table; a failed batch is retried until it succeeds, since until
+ * then the commit lives only in the WAL.
+ *
+ * <p>A commit that HBase refuses for good (a {@link DoNotRetryIOException}: its column family or table was dropped
+ * after it committed, say) must not stop everyone else's: the batch is then shipped one commit at a time, and a
+ * commit refused on its own is <em>quarantined</em>: logged as an error with its WAL position, counted
+ * ({@code shipperQuarantined}), no longer waited for by deletes and region closes, and kept in the WAL (T_F stops
+ * below it) for an operator.
+ *
+ * <p>Tracks, per WAL stream, the sequence number below which every commit is shipped: T_F of the recovery paper.
+ */
+public final class UpdateShipper implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(UpdateShipper.class);
+
+  /** One committed transaction to apply. */
+  public record Shipment(GroupRef group, long commitTs, List<RowWriteProto> writes, SharedWal.Position position) {}
+
+  private final Connection connection;
+  private final OwnerToken tokens;
+  private final Durability durability;
+  private final List<Shipment> queued = new java.util.LinkedList<>();
+  private final Map<GroupRef, Integer> pendingPerGroup = new HashMap<>();
+  /** Per WAL stream: every record up to this sequence number has left the queue (shipped or quarantined). */
+  private final long[] doneThrough;
+  /** Per WAL stream: records that left the queue above {@link #doneThrough}, waiting for the gap below them. */
+  private final List<TreeSet<Long>> doneAhead = new ArrayList<>();
+  /** Per WAL stream: quarantined records; T_F stays below the first. */
+  private final List<TreeSet<Long>> stuck = new ArrayList<>();
+  private final BatchingThread<Shipment> thread;
+  private long quarantined;
+
+  public UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams) {
+    this.connection = connection;
+    this.tokens = tokens;
+    this.durability = durability;
+    this.doneThrough = new long[streams];
+    java.util.Arrays.fill(doneThrough, -1);
+    for (int i = 0; i < streams; i++) {
+      doneAhead.add(new TreeSet<>());
+      stuck.add(new TreeSet<>());
+    }
+    this.thread = new BatchingThread<>("gstore-shipper", this::shipUntilApplied);
+  }
+
+  public synchronized void ship(Shipment s) {
+    pendingPerGroup.merge(s.group(), 1, Integer::sum);
+    queued.add(s);
+    thread.add(s);
+  }
+
+  /** Waits until every commit of {@code group} handed over so far is in HBase. */
+  public synchronized void drain(GroupRef group, long timeoutMillis) throws IOException {
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    while (pendingPerGroup.getOrDefault(group, 0) > 0) {
+      long left = deadline - System.currentTimeMillis();
+      if (left <= 0 || thread.isClosed()) {
+        throw new IOException("commits of group " + group.id() + " are not all shipped to HBase yet");
+      }
+      try {
+        wait(left);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted draining " + group.id());
+      }
+    }
+  }
+
+  /**
+   * T_F of a WAL stream: every record with a sequence number up to this one is shipped (-1: none yet). Sequence
+   * numbers of a stream are dense, so a record that is durable but not yet handed over (its commit thread is
+   * slower than another's in the same WAL batch) holds T_F below it.
+   */
+  public synchronized long shippedThrough(int stream) {
+    TreeSet<Long> quarantined = stuck.get(stream);
+    return quarantined.isEmpty() ? doneThrough[stream] : Math.min(doneThrough[stream], quarantined.first() - 1);
+  }
+
+  /** Commits handed over but not yet in HBase. */
+  public synchronized int pendingCount() {
+    return pendingPerGroup.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
+  /** Commits of {@code group} handed over but not yet in HBase. */
+  public synchronized int pendingCount(GroupRef group) {
+    return pendingPerGroup.getOrDefault(group, 0);
+  }
+
+  /** Commits HBase refused for good since this server started (see the class comment). */
+  public synchronized long quarantinedCount() {
+    return quarantined;
+  }
+
+  public boolean isClosed() {
+    return thread.isClosed();
+  }
+
+  /** How far behind the shipper is, in milliseconds of commit time (0 when nothing waits). */
+  public synchronized long lagMillis(long now) {
+    return queued.isEmpty() ? 0 : Math.max(0, now - queued.get(0).commitTs());
+  }
+
+  private void shipUntilApplied(List<Shipment> batch) {
+    if (!shipOrQuarantine(batch)) {
+      for (Shipment s : batch) {
+        if (!shipOrQuarantine(List.of(s))) {
+          quarantine(s);
+        }
+      }
+    }
+  }
+
+  /**
+   * Ships {@code batch}, retrying while the failures may pass. False if HBase refused it for good; true once
+   * shipped (or when the shipper closes: the WAL keeps what was not shipped).
+   */
+  private boolean shipOrQuarantine(List<Shipment> batch) {
+    long backoff = 50;
+    while (!thread.isClosed()) {
+      try {
+        apply(batch);
+        for (Shipment s : batch) {
+          done(s, true);
+        }
+        return true;
+      } catch (IOException e) {
+        if (refusedForGood(e)) {
+          LOG.warn("HBase refused {} G-Store commits for good ({}); shipping them one by one", batch.size(),
+              e.toString());
+          return false;
+        }
+        LOG.warn("G-Store could not ship {} commits; retrying in {} ms", batch.size(), backoff, e);
+        try {
+          TimeUnit.MILLISECONDS.sleep(backoff);
+        } catch (InterruptedException ie) {
+          return true;
+        }
+        backoff = Math.min(backoff * 2, 2_000);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether no retry can make HBase take the writes. A disabled table is not such a case (it is enabled again,
+   * and the commit must land then), although HBase does not retry it either.
+   */
+  static boolean refusedForGood(Throwable e) {
+    if (e instanceof RetriesExhaustedWithDetailsException details) {
+      return details.getCauses().stream().anyMatch(UpdateShipper::refusedForGood);
+    }
+    return e instanceof DoNotRetryIOException && !(e instanceof TableNotEnabledException);
+  }
+
+  private void quarantine(Shipment s) {
+    LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
+        + " refuses its writes for good, so it is not shipped; it stays in the WAL (T_F stops below it) for an"
+        + " operator, see docs/operations.md", s.group().id(), s.commitTs(), s.position().stream(),
+        s.position().seq());
+    done(s, false);
+  }
+
+  private void apply(List<Shipment> batch) throws IOException {
+    Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
+    try {
+      for (Shipment s : batch) {
+        for (RowWriteProto w : s.writes()) {
+          Key key = Key.of(w.getKey().getTable(), w.getKey().getRow().toByteArray());
+          byTable.computeIfAbsent(TableName.valueOf(key.table()), t -> new ArrayList<>())
+              .addAll(mutations(s, key, w));
+        }
+      }
+    } catch (RuntimeException e) { // a write HBase's client cannot even express: no retry makes it pass
+      throw new DoNotRetryIOException("cannot build the HBase writes of a commit: " + e, e);
+    }
+    for (Map.Entry<TableName, List<Mutation>> e : byTable.entrySet()) {
+      try (Table table = connection.getTable(e.getKey())) {
+        table.batch(e.getValue(), new Object[e.getValue().size()]);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted shipping");
+      }
+    }
+  }
+
+  /**
+   * The HBase mutations of one row write. A row delete goes at {@code ts - 1}, so it removes everything older
+   * but not the columns the same commit sets at {@code ts} (commit timestamps are strictly increasing, so no other
+   * commit has {@code ts - 1}).
+   */
+  private List<Mutation> mutations(Shipment s, Key key, RowWriteProto w) {
+    byte[] row = key.row();
+    byte[] token = tokens.sign(s.group(), key);
+    long ts = s.commitTs();
+    List<Mutation> out = new ArrayList<>();
+    if (w.getDeleteRow()) {
+      out.add(tagged(new Delete(row, ts - 1), token)); // its own mutation: a Delete with columns spares the rest
+    }
+    Delete columnDeletes = new Delete(row);
+    Put put = new Put(row);
+    for (ColumnProto c : w.getColumnsList()) {
+      if (c.hasValue()) {
+        put.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray(), ts, c.getValue().toByteArray());
+      } else {
+        columnDeletes.addColumns(c.getFamily().toByteArray(), c.getQualifier().toByteArray(), ts);
+      }
+    }
+    if (!columnDeletes.isEmpty()) {
+      out.add(tagged(columnDeletes, token));
+    }
+    if (!put.isEmpty()) {
+      out.add(tagged(put, token));
+    }
+    return out;
+  }
+
+  private Mutation tagged(Mutation m, byte[] token) {
+    m.setAttribute(OwnerToken.ATTRIBUTE, token);
+    m.setDurability(durability);
+    return m;
+  }
+
+  /** A commit left the queue: shipped, or quarantined (then T_F of its stream stays below it). Queue order. */
+  private synchronized void done(Shipment s, boolean applied) {
+    pendingPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1);
+    int stream = s.position().stream();
+    if (!applied) {
+      quarantined++;
+      stuck.get(stream).add(s.position().seq());
+    }
+    TreeSet<Long> ahead = doneAhead.get(stream);
+    ahead.add(s.position().seq());
+    while (!ahead.isEmpty() && ahead.first() == doneThrough[stream] + 1) {
+      doneThrough[stream] = ahead.pollFirst();
+    }
+    queued.remove(0);
+    notifyAll();
+  }
+
+  @Override
+  public void close() {
+    thread.close();
+    synchronized (this) {
+      notifyAll();
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package org.gstore.coprocessor.wal;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.gstore.common.wal.WalFormat;
+import org.gstore.coprocessor.server.BatchingThread;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One stream of the shared write-ahead log: files on HDFS written by a single thread with group commit. Appends
+ * queue up; the writer takes everything waiting, writes it, makes it durable with one {@code hflush} (or
+ * {@code hsync}), and only then completes the appends' futures, in order, with their sequence numbers. Files roll
+ * by size; a restarted stream starts a new file and never appends to an old one.
+ */
+public final class WalStream implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(WalStream.class);
+
+  private record Pending(byte[] frame, CompletableFuture<Long> done) {}
+
+  private final FileSystem fs;
+  private final Path dir;
+  private final long rollBytes;
+  private final boolean hsync;
+  private final WalMetrics metrics;
+  private final BatchingThread<Pending> writer;
+  private FSDataOutputStream out;
+  private long fileSeq;
+  private long fileBytes;
+  private long nextSeq;
+  private volatile boolean closed;
+
+  WalStream(FileSystem fs, Path dir, long rollBytes, boolean hsync, WalMetrics metrics) throws IOException {
+    this.fs = fs;
+    this.dir = dir;
+    this.rollBytes = rollBytes;
+    this.hsync = hsync;
+    this.metrics = metrics;
+    fs.mkdirs(dir);
+    for (FileStatus f : fs.listStatus(dir)) {
+      String name = f.getPath().getName();
+      if (name.endsWith(".wal")) {
+        fileSeq = Math.max(fileSeq, Long.parseLong(name.substring(0, name.length() - 4)));
+      }
+    }
+    roll();
+    this.writer = new BatchingThread<>("gstore-wal-" + dir.getName(), this::write,
+        (batch, e) -> batch.forEach(p -> p.done.completeExceptionally(
+            new IOException("the G-Store WAL failed: " + e, e))));
+  }
+
+  /** Appends a record; the future completes with its sequence number in this stream once it is durable. */
+  CompletableFuture<Long> append(byte[] payload) {
+    CompletableFuture<Long> done = new CompletableFuture<>();
+    if (closed) {
+      done.completeExceptionally(new IOException("the G-Store WAL is closed"));
+    } else {
+      writer.add(new Pending(WalFormat.frame(payload), done));
+    }
+    return done;
+  }
+
+  /** The file being written, for tools and tests. */
+  synchronized Path currentFile() {
+    return file(fileSeq);
+  }
+
+  private Path file(long seq) {
+    return new Path(dir, String.format("%020d.wal", seq));
+  }
+
+  private void write(List<Pending> batch) {
+    try {
+      long start = System.nanoTime();
+      for (Pending p : batch) {
+        out.write(p.frame);
+        fileBytes += p.frame.length;
+      }
+      if (hsync) {
+        out.hsync();
+      } else {
+        out.hflush();
+      }
+      metrics.synced(batch.size(), System.nanoTime() - start);
+      for (Pending p : batch) {
+        p.done.complete(nextSeq++);
+      }
+      if (fileBytes >= rollBytes) {
+        roll();
+      }
+    } catch (IOException e) {
+      LOG.error("G-Store WAL write to {} failed; failing {} commits and rolling", currentFile(), batch.size(), e);
+      batch.forEach(p -> p.done.completeExceptionally(e));
+      try {
+        roll();
+      } catch (IOException rollFailure) {
+        LOG.error("G-Store WAL cannot roll to a new file", rollFailure);
+      }
+    }
+  }
+
+  private synchronized void roll() throws IOException {
+    if (out != null) {
+      try {
+        out.close();
+      } catch (IOException e) {
+        LOG.warn("closing G-Store WAL file {} failed", file(fileSeq), e);
+      }
+    }
+    fileSeq++;
+    out = fs.create(file(fileSeq), false);
+    fileBytes = 0;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    IOException gone = new IOException("the G-Store WAL is closed");
+    writer.close(5_000).forEach(p -> p.done.completeExceptionally(gone));
+    synchronized (this) {
+      try {
+        out.close();
+      } catch (IOException e) {
+        LOG.warn("closing G-Store WAL file failed", e);
+      }
+    }
+  }
+}

@@ -1,0 +1,121 @@
+package org.gstore.coprocessor.wal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.doAnswer;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import com.google.protobuf.ByteString;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotEnabledException;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.awaitility.Awaitility;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.Uid;
+import org.gstore.common.wire.OwnerToken;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The shipper against a faked HBase client that refuses writes of one row for good. */
+@Timeout(30)
+class UpdateShipperTest {
+  private static final GroupRef GROUP =
+      new GroupRef(new GroupId("g", Key.of("t", Bytes.toBytes("leader"))), new Uid(new org.gstore.common.protocol.NodeId("node"), 1));
+  private final List<String> applied = new ArrayList<>();
+
+  private Connection hbaseRefusing(String poisonedRow) throws Exception {
+    Table table = mock(Table.class);
+    doAnswer(call -> {
+      List<? extends Row> actions = call.getArgument(0);
+      List<Throwable> causes = new ArrayList<>();
+      List<Row> failed = new ArrayList<>();
+      for (Row r : actions) {
+        if (Bytes.toString(r.getRow()).equals(poisonedRow)) {
+          causes.add(new NoSuchColumnFamilyException("family dropped"));
+          failed.add(r);
+        }
+      }
+      if (!causes.isEmpty()) {
+        throw new RetriesExhaustedWithDetailsException(causes, failed, List.of("server"));
+      }
+      synchronized (applied) {
+        actions.forEach(r -> applied.add(Bytes.toString(r.getRow())));
+      }
+      return null;
+    }).when(table).batch(any(), any());
+    Connection connection = mock(Connection.class);
+    when(connection.getTable(any(TableName.class))).thenReturn(table);
+    return connection;
+  }
+
+  private static UpdateShipper.Shipment commit(String row, long seq) {
+    RowWriteProto write = RowWriteProto.newBuilder()
+        .setKey(KeyProto.newBuilder().setTable("t").setRow(ByteString.copyFromUtf8(row)))
+        .addColumns(ColumnProto.newBuilder().setFamily(ByteString.copyFromUtf8("f"))
+            .setQualifier(ByteString.copyFromUtf8("q")).setValue(ByteString.copyFromUtf8("v")))
+        .build();
+    return new UpdateShipper.Shipment(GROUP, 1_000 + seq, List.of(write), new SharedWal.Position(0, seq));
+  }
+
+  @Test
+  void aCommitHBaseRefusesForGoodIsQuarantinedAndTheOthersShipInOrder() throws Exception {
+    UpdateShipper shipper = new UpdateShipper(hbaseRefusing("bad"), new OwnerToken(new byte[32]),
+        Durability.ASYNC_WAL, 1);
+    try {
+      shipper.ship(commit("a", 0));
+      shipper.ship(commit("bad", 1));
+      shipper.ship(commit("b", 2));
+      shipper.drain(GROUP, 10_000); // returns: the quarantined commit is not waited for
+      assertThat(applied).containsExactly("a", "b");
+      assertThat(shipper.quarantinedCount()).isEqualTo(1);
+      assertThat(shipper.pendingCount()).isZero();
+      assertThat(shipper.shippedThrough(0)).as("T_F stops below the quarantined record").isEqualTo(0);
+      shipper.ship(commit("c", 3));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.pendingCount() == 0);
+      assertThat(applied).containsExactly("a", "b", "c");
+      assertThat(shipper.shippedThrough(0)).isEqualTo(0);
+    } finally {
+      shipper.close();
+    }
+  }
+
+  @Test
+  void aDisabledTableIsWaitedForNotQuarantined() {
+    assertThat(UpdateShipper.refusedForGood(new TableNotEnabledException("t"))).isFalse();
+    assertThat(UpdateShipper.refusedForGood(new RetriesExhaustedWithDetailsException(
+        List.of(new TableNotEnabledException("t")), List.of(), List.of("s")))).isFalse();
+    assertThat(UpdateShipper.refusedForGood(new RetriesExhaustedWithDetailsException(
+        List.of(new NoSuchColumnFamilyException("f")), List.of(), List.of("s")))).isTrue();
+  }
+
+  @Test
+  void shippedThroughNeverPassesARecordThatWasNotHandedOverYet() throws Exception {
+    // two groups' records in one WAL batch: the second one's commit may reach the shipper first
+    UpdateShipper shipper = new UpdateShipper(hbaseRefusing("none"), new OwnerToken(new byte[32]),
+        Durability.ASYNC_WAL, 1);
+    try {
+      shipper.ship(commit("later", 1));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> applied.contains("later"));
+      assertThat(shipper.shippedThrough(0)).as("record 0 is durable but not shipped").isEqualTo(-1);
+      shipper.ship(commit("earlier", 0));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.shippedThrough(0) == 1);
+    } finally {
+      shipper.close();
+    }
+  }
+}

@@ -34,7 +34,8 @@ public record GStoreConfig(
     long maxFutureMillis,
     int maxGroupIdChars,
     int maxRowBytes,
-    Durability shipperDurability) {
+    Durability shipperDurability,
+    long shipperDelayMillis) {
 
   public static final String CLUSTER_SECRET = "gstore.cluster.secret";
   public static final String CLUSTER_SECRET_FILE = "gstore.cluster.secret.file";
@@ -56,6 +57,8 @@ public record GStoreConfig(
   public static final String GROUP_MAX_ID_CHARS = "gstore.group.max.id.chars";
   public static final String GROUP_MAX_ROW_BYTES = "gstore.group.max.row.bytes";
   public static final String SHIPPER_DURABILITY = "gstore.shipper.durability";
+  /** Test-only: holds every commit this long before shipping, so a test can crash a server with commits unshipped. */
+  public static final String SHIPPER_DELAY_MS = "gstore.shipper.delay.ms";
   /** Bytes a datagram needs besides a message's group name and two rows (header, HMAC, field tags, ids). */
   static final int DATAGRAM_OVERHEAD_BYTES = 1_024;
 
@@ -94,7 +97,8 @@ public record GStoreConfig(
         longIn(conf, TXN_MAX_FUTURE_MS, 60_000, 0, 3_600_000),
         maxIdChars,
         maxRowBytes,
-        durability(conf));
+        durability(conf),
+        longIn(conf, SHIPPER_DELAY_MS, 0, 0, 600_000));
   }
 
   /**

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -24,6 +25,7 @@ import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 import org.gstore.coprocessor.GStoreConfig;
 import org.gstore.coprocessor.GStoreMasterObserver;
 import org.gstore.coprocessor.GStoreRegionCoprocessor;
+import org.gstore.coprocessor.server.GStoreServer;
 
 /**
  * HDFS, ZooKeeper, an HBase master and N region servers with G-Store, in one JVM: for G-Store's own tests, the
@@ -142,6 +144,22 @@ public final class GStoreMiniCluster implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * Crashes live region server {@code index} (in the order of {@code getLiveRegionServerThreads()}) the way
+   * {@code kill -9} would: G-Store on it stops dead first (no drain, no shipping, no datagrams, WAL files left
+   * open as they are), then HBase aborts the server, declares it dead and reassigns its regions. Returns the dead
+   * server's name once no region is in transition.
+   */
+  public ServerName crashRegionServer(int index) throws IOException {
+    MiniHBaseCluster hbase = util.getMiniHBaseCluster();
+    ServerName name = hbase.getLiveRegionServerThreads().get(index).getRegionServer().getServerName();
+    GStoreServer.crash(name);
+    hbase.killRegionServer(name);
+    hbase.waitForRegionServerToStop(name, 60_000);
+    util.waitUntilNoRegionsInTransition(120_000);
+    return name;
   }
 
   /**

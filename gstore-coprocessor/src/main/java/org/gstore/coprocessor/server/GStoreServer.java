@@ -84,6 +84,7 @@ public final class GStoreServer implements Closeable {
   private ScheduledFuture<?> wakeup;
   private long wakeupAt = Long.MAX_VALUE;
   private volatile boolean closed;
+  private volatile boolean crashed;
 
   /** The server of this region server, started by its first G-Store region. */
   public static synchronized GStoreServer acquire(RegionCoprocessorEnvironment env) throws IOException {
@@ -121,7 +122,8 @@ public final class GStoreServer implements Closeable {
     this.protocolThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-protocol-"));
     WalMetrics walMetrics = new WalMetrics(env.getMetricRegistryForRegionServer());
     this.wal = openWal(env.getConfiguration(), walMetrics);
-    this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams());
+    this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
+        config.shipperDelayMillis());
     GroupCaches caches = new GroupCaches(
         new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis()),
         this::activeGroup, this::leadsHere);
@@ -272,8 +274,8 @@ public final class GStoreServer implements Closeable {
    * stop, after its preClose) must not touch the keys, which daughters of a split may already serve.
    */
   public void regionClosing(RegionInfo info) {
-    if (!openRegions.remove(info.getEncodedName())) {
-      return;
+    if (crashed || !openRegions.remove(info.getEncodedName())) {
+      return; // a crashed server drains nothing: what it did not ship is in its WAL
     }
     transactions.regionClosing(k -> HostedRegions.contains(info, k));
     CompletableFuture<Void> drained = new CompletableFuture<>();
@@ -409,6 +411,19 @@ public final class GStoreServer implements Closeable {
     }
   }
 
+  /**
+   * For tests: stops G-Store on region server {@code name} dead, as {@code kill -9} would: no drain, no shipping, no
+   * datagrams, no further state writes; WAL files are left as they are (not even closed), and the peer's znode goes.
+   * The region server itself is left to the caller to kill. Nothing happens if G-Store does not run there.
+   */
+  public static synchronized void crash(ServerName name) {
+    GStoreServer server = SERVERS.get(name);
+    if (server != null) {
+      server.crashed = true;
+      server.close();
+    }
+  }
+
   @Override
   public void close() {
     closed = true;
@@ -422,7 +437,11 @@ public final class GStoreServer implements Closeable {
       shipper.close();
     }
     if (wal != null) {
-      wal.close();
+      if (crashed) {
+        wal.abandon();
+      } else {
+        wal.close();
+      }
     }
     transport.close();
     peers.close();

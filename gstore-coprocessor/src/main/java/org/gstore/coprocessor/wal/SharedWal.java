@@ -40,6 +40,13 @@ public final class SharedWal implements Closeable {
     return streams.length;
   }
 
+  /** Stops writing as a crash would: appends in progress fail, files are left as they are (not closed). */
+  public void abandon() {
+    for (WalStream s : streams) {
+      s.abandon();
+    }
+  }
+
   @Override
   public void close() {
     for (WalStream s : streams) {

@@ -59,10 +59,20 @@ public final class UpdateShipper implements Closeable {
   private final List<TreeSet<Long>> doneAhead = new ArrayList<>();
   /** Per WAL stream: quarantined records; T_F stays below the first. */
   private final List<TreeSet<Long>> stuck = new ArrayList<>();
-  private final BatchingThread<Shipment> thread;
+  private final BatchingThread<Held> thread;
+  private final long delayMillis;
   private long quarantined;
 
+  /** A commit handed over, and when it may be shipped. */
+  private record Held(Shipment shipment, long shippableAt) {}
+
   public UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams) {
+    this(connection, tokens, durability, streams, 0);
+  }
+
+  /** @param delayMillis test-only: how long every commit is held before it is shipped (0 in production) */
+  public UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams,
+      long delayMillis) {
     this.connection = connection;
     this.tokens = tokens;
     this.durability = durability;
@@ -72,13 +82,14 @@ public final class UpdateShipper implements Closeable {
       doneAhead.add(new TreeSet<>());
       stuck.add(new TreeSet<>());
     }
-    this.thread = new BatchingThread<>("gstore-shipper", this::shipUntilApplied);
+    this.delayMillis = delayMillis;
+    this.thread = new BatchingThread<>("gstore-shipper", this::shipWhenDue);
   }
 
   public synchronized void ship(Shipment s) {
     pendingPerGroup.merge(s.group(), 1, Integer::sum);
     queued.add(s);
-    thread.add(s);
+    thread.add(new Held(s, System.currentTimeMillis() + delayMillis));
   }
 
   /** Waits until every commit of {@code group} handed over so far is in HBase. */
@@ -130,6 +141,21 @@ public final class UpdateShipper implements Closeable {
   /** How far behind the shipper is, in milliseconds of commit time (0 when nothing waits). */
   public synchronized long lagMillis(long now) {
     return queued.isEmpty() ? 0 : Math.max(0, now - queued.get(0).commitTs());
+  }
+
+  /** Holds the batch until its newest commit is due (at once, unless a test set a delay), then ships it. */
+  private void shipWhenDue(List<Held> held) {
+    long wait = held.get(held.size() - 1).shippableAt() - System.currentTimeMillis();
+    if (wait > 0) {
+      try {
+        TimeUnit.MILLISECONDS.sleep(wait);
+      } catch (InterruptedException e) {
+        return; // closing: the WAL keeps what was not shipped
+      }
+    }
+    List<Shipment> batch = new ArrayList<>(held.size());
+    held.forEach(h -> batch.add(h.shipment()));
+    shipUntilApplied(batch);
   }
 
   private void shipUntilApplied(List<Shipment> batch) {

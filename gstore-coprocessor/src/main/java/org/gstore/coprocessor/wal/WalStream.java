@@ -118,6 +118,13 @@ public final class WalStream implements Closeable {
     fileBytes = 0;
   }
 
+  /** Stops writing as a crash would: queued appends fail, the file is left open as it is. */
+  void abandon() {
+    closed = true;
+    IOException gone = new IOException("G-Store on this server crashed");
+    writer.close(0).forEach(p -> p.done.completeExceptionally(gone));
+  }
+
   @Override
   public void close() {
     closed = true;

@@ -2,6 +2,8 @@ package org.gstore.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.gstore.testing.Accounts.CF;
+import static org.gstore.testing.Accounts.balance;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,8 +13,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.client.GStoreClient;
@@ -35,8 +35,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class TransactionsAcrossMovesTest {
   private static final TableName ACCOUNTS = TableName.valueOf("moving_accounts");
-  private static final byte[] CF = Bytes.toBytes("a");
-  private static final byte[] BALANCE = Bytes.toBytes("balance");
   private static GStoreMiniCluster cluster;
   private static GStoreClient client;
   private static Table table;
@@ -52,15 +50,6 @@ class TransactionsAcrossMovesTest {
   static void tearDown() throws Exception {
     client.close();
     table.close();
-  }
-
-  private static long balance(Result r) {
-    byte[] v = r.getValue(CF, BALANCE);
-    return v == null ? 0 : Bytes.toLong(v);
-  }
-
-  private static Put balance(byte[] row, long value) {
-    return new Put(row).addColumn(CF, BALANCE, Bytes.toBytes(value));
   }
 
   @Test

@@ -2,6 +2,9 @@ package org.gstore.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.gstore.testing.Accounts.BALANCE;
+import static org.gstore.testing.Accounts.CF;
+import static org.gstore.testing.Accounts.balance;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -47,8 +50,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class TransactionsTest {
   private static final TableName ACCOUNTS = TableName.valueOf("txn_accounts");
-  private static final byte[] CF = Bytes.toBytes("a");
-  private static final byte[] BALANCE = Bytes.toBytes("balance");
   private static GStoreClient client;
   private static Table table;
 
@@ -62,11 +63,6 @@ class TransactionsTest {
   static void tearDown() throws Exception {
     client.close();
     table.close();
-  }
-
-  private static long balance(Result r) {
-    byte[] v = r.getValue(CF, BALANCE);
-    return v == null ? 0 : Bytes.toLong(v);
   }
 
   @Test

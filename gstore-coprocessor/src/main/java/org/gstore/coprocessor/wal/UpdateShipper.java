@@ -159,9 +159,9 @@ public final class UpdateShipper implements Closeable {
   }
 
   private void shipUntilApplied(List<Shipment> batch) {
-    if (!shipOrQuarantine(batch)) {
+    if (!shipUnlessRefused(batch)) {
       for (Shipment s : batch) {
-        if (!shipOrQuarantine(List.of(s))) {
+        if (!shipUnlessRefused(List.of(s))) {
           quarantine(s);
         }
       }
@@ -172,7 +172,7 @@ public final class UpdateShipper implements Closeable {
    * Ships {@code batch}, retrying while the failures may pass. False if HBase refused it for good; true once
    * shipped (or when the shipper closes: the WAL keeps what was not shipped).
    */
-  private boolean shipOrQuarantine(List<Shipment> batch) {
+  private boolean shipUnlessRefused(List<Shipment> batch) {
     long backoff = 50;
     while (!thread.isClosed()) {
       try {

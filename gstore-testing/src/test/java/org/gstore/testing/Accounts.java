@@ -1,0 +1,24 @@
+package org.gstore.testing;
+
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/** Bank-account rows for transaction tests: one balance column, a long. */
+final class Accounts {
+  static final byte[] CF = Bytes.toBytes("a");
+  static final byte[] BALANCE = Bytes.toBytes("balance");
+
+  private Accounts() {}
+
+  /** The balance in {@code r}; 0 for a row that has none. */
+  static long balance(Result r) {
+    byte[] v = r.getValue(CF, BALANCE);
+    return v == null ? 0 : Bytes.toLong(v);
+  }
+
+  /** A write setting {@code row}'s balance to {@code value}. */
+  static Put balance(byte[] row, long value) {
+    return new Put(row).addColumn(CF, BALANCE, Bytes.toBytes(value));
+  }
+}

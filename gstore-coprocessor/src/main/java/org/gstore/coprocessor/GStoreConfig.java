@@ -35,7 +35,8 @@ public record GStoreConfig(
     int maxGroupIdChars,
     int maxRowBytes,
     Durability shipperDurability,
-    long shipperDelayMillis) {
+    long shipperDelayMillis,
+    long recoveryRetainMillis) {
 
   public static final String CLUSTER_SECRET = "gstore.cluster.secret";
   public static final String CLUSTER_SECRET_FILE = "gstore.cluster.secret.file";
@@ -59,6 +60,8 @@ public record GStoreConfig(
   public static final String SHIPPER_DURABILITY = "gstore.shipper.durability";
   /** Test-only: holds every commit this long before shipping, so a test can crash a server with commits unshipped. */
   public static final String SHIPPER_DELAY_MS = "gstore.shipper.delay.ms";
+  /** How long a dead server's replayed WAL is kept, so that commits retried across the crash get their outcome. */
+  public static final String RECOVERY_RETAIN_MS = "gstore.recovery.retain.ms";
   /** Bytes a datagram needs besides a message's group name and two rows (header, HMAC, field tags, ids). */
   static final int DATAGRAM_OVERHEAD_BYTES = 1_024;
 
@@ -98,7 +101,8 @@ public record GStoreConfig(
         maxIdChars,
         maxRowBytes,
         durability(conf),
-        longIn(conf, SHIPPER_DELAY_MS, 0, 0, 600_000));
+        longIn(conf, SHIPPER_DELAY_MS, 0, 0, 600_000),
+        longIn(conf, RECOVERY_RETAIN_MS, 600_000, 0, 7L * 24 * 3_600_000));
   }
 
   /**

@@ -150,7 +150,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
       return;
     }
     RegionInfo info = env.getRegionInfo();
-    if (!server.isReady(info)) {
+    if (!server.isWritable(info)) {
       throw new RegionTooBusyException("G-Store is loading the group state of " + info.getRegionNameAsString()
           + "; retry");
     }

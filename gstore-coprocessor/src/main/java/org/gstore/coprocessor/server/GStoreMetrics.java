@@ -24,6 +24,10 @@ public final class GStoreMetrics {
   private final Counter txnConflicts;
   private final org.apache.hadoop.hbase.metrics.Histogram txnCommitMicros;
   private final Counter regionCloseShippingWaits;
+  private final Counter walRecoveries;
+  private final Counter commitsReplayed;
+  private final Counter commitsReplaySkipped;
+  private final Counter recoveryMillis;
 
   GStoreMetrics(MetricRegistry registry) {
     datagramsSent = registry.counter("datagramsSent");
@@ -37,9 +41,23 @@ public final class GStoreMetrics {
     txnConflicts = registry.counter("txnConflicts");
     txnCommitMicros = registry.histogram("txnCommitLatencyMicros");
     regionCloseShippingWaits = registry.counter("regionCloseShippingWaits");
+    walRecoveries = registry.counter("walRecoveries");
+    commitsReplayed = registry.counter("commitsReplayed");
+    commitsReplaySkipped = registry.counter("commitsReplaySkipped");
+    recoveryMillis = registry.counter("recoveryMillis");
   }
 
   /** A closing leader region waited another endpoint wait for its groups' commits to be shipped. */
+  /** A recovery pass ended: dead servers' WALs it replayed, commits written and skipped, time taken. */
+  public void recovered(org.gstore.coprocessor.recovery.WalRecovery.Pass pass) {
+    if (pass.serversRecovered() > 0) {
+      walRecoveries.increment(pass.serversRecovered());
+      commitsReplayed.increment(pass.commitsReplayed());
+      commitsReplaySkipped.increment(pass.commitsSkipped());
+      recoveryMillis.increment(pass.millis());
+    }
+  }
+
   public void closeWaitedForShipping() {
     regionCloseShippingWaits.increment();
   }

@@ -16,6 +16,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
@@ -35,6 +38,7 @@ import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.DatagramRejectedException;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.recovery.WalRecovery;
 import org.gstore.coprocessor.transport.HBaseKeyLocator;
 import org.gstore.coprocessor.transport.PeerRegistry;
 import org.gstore.coprocessor.transport.UdpTransport;
@@ -42,6 +46,7 @@ import org.gstore.coprocessor.txn.CacheLoader;
 import org.gstore.coprocessor.txn.CommitValidator;
 import org.gstore.coprocessor.txn.GroupCaches;
 import org.gstore.coprocessor.txn.TransactionManager;
+import org.gstore.coprocessor.wal.CommitApplier;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
 import org.gstore.coprocessor.wal.WalMetrics;
@@ -77,6 +82,8 @@ public final class GStoreServer implements Closeable {
   private final TableGuard tableGuard;
   private final ScheduledExecutorService protocolThread;
   private final ExecutorService loaderThread;
+  private final ExecutorService recoveryThread;
+  private final WalRecovery recovery;
   private final Map<String, List<CompletableFuture<Reply>>> waiters = new ConcurrentHashMap<>();
   private final Set<String> openRegions = ConcurrentHashMap.newKeySet();
   private final CompletableFuture<ProtocolNode> engine = new CompletableFuture<>();
@@ -121,17 +128,25 @@ public final class GStoreServer implements Closeable {
     this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
     this.protocolThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-protocol-"));
     WalMetrics walMetrics = new WalMetrics(env.getMetricRegistryForRegionServer());
-    this.wal = openWal(env.getConfiguration(), walMetrics);
+    Path walRoot = walRoot(env.getConfiguration());
+    FileSystem walFs = walRoot.getFileSystem(env.getConfiguration());
+    this.wal = new SharedWal(walFs, new Path(walRoot, serverName.getServerName()), config.walStreams(),
+        config.walRollBytes(), config.walHsync(), walMetrics);
     this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
         config.shipperDelayMillis());
+    this.recovery = new WalRecovery(walFs, walRoot, serverName.getServerName(), peers::session,
+        env.getConfiguration().get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT),
+        peers.acl(), new CommitApplier(env.getConnection(), ownerToken, config.shipperDurability()),
+        config.recoveryRetainMillis());
     GroupCaches caches = new GroupCaches(
         new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis()),
-        this::activeGroup, this::leadsHere);
+        this::activeGroup, this::leadsHere, recovery::committedTxns);
     CommitValidator validator = new CommitValidator(tableGuard,
         env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE));
     this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
         config.endpointWaitMillis(), config.maxFutureMillis());
     this.loaderThread = Executors.newSingleThreadExecutor(daemon("gstore-loader-"));
+    this.recoveryThread = Executors.newSingleThreadExecutor(daemon("gstore-recovery-"));
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
     gauges.stats = () -> engine.getNow(null) == null ? new ProtocolStats() : engine.getNow(null).stats();
     gauges.groupsLed = () -> engine.getNow(null) == null ? 0 : engine.getNow(null).groupCount();
@@ -157,13 +172,11 @@ public final class GStoreServer implements Closeable {
     protocolThread.execute(this::startEngine);
   }
 
-  private SharedWal openWal(org.apache.hadoop.conf.Configuration conf, WalMetrics walMetrics) throws IOException {
-    org.apache.hadoop.fs.Path root = config.walDir().isEmpty()
-        ? new org.apache.hadoop.fs.Path(org.apache.hadoop.hbase.util.CommonFSUtils.getRootDir(conf), "gstore-wal")
-        : new org.apache.hadoop.fs.Path(config.walDir());
-    org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(root, serverName.getServerName());
-    return new SharedWal(dir.getFileSystem(conf), dir, config.walStreams(), config.walRollBytes(), config.walHsync(),
-        walMetrics);
+  /** Where every region server keeps its G-Store WAL, in a directory named after the server. */
+  private Path walRoot(org.apache.hadoop.conf.Configuration conf) throws IOException {
+    return config.walDir().isEmpty()
+        ? new Path(org.apache.hadoop.hbase.util.CommonFSUtils.getRootDir(conf), "gstore-wal")
+        : new Path(config.walDir());
   }
 
   /** The engine's record of a group, read on the protocol thread. */
@@ -232,7 +245,13 @@ public final class GStoreServer implements Closeable {
 
   // ---- regions
 
-  /** A G-Store region opened here: load its rows' protocol state, then serve it. Writes wait until then. */
+  /**
+   * A G-Store region opened here. In three steps, each only while the region stays open: its rows' protocol state
+   * is read and its grouped rows fenced (from then on writes are checked against the fence, and a replay can write
+   * through it); the WAL of every region server HBase has declared dead is replayed (its groups may be led from
+   * this region, and must not serve from a state that misses acknowledged commits); then the engine serves the
+   * region's rows. Writes wait for the first step, G-Store calls for the last.
+   */
   public void regionOpened(Region region) {
     String name = region.getRegionInfo().getEncodedName();
     openRegions.add(name);
@@ -247,18 +266,13 @@ public final class GStoreServer implements Closeable {
         StateTables.Loaded state = tables.load(info.getTable().getNameAsString(), info.getStartKey(),
             info.getEndKey());
         onProtocolThread(engine -> {
-          if (!openRegions.contains(info.getEncodedName())) {
-            return Step.NOTHING; // closed while loading
+          if (openRegions.contains(info.getEncodedName())) {
+            state.owners().forEach(o -> hosted.fence(o.key(), o.group()));
+            hosted.markWritable(info);
           }
-          for (OwnerRecord o : state.owners()) {
-            hosted.fence(o.key(), o.group());
-          }
-          hosted.markReady(region);
-          engine.load(state.groups(), state.owners(), now());
-          LOG.debug("G-Store loaded {} groups and {} grouped rows of {}", state.groups().size(),
-              state.owners().size(), info.getRegionNameAsString());
           return Step.NOTHING;
         });
+        recoveryThread.execute(() -> serveAfterRecovery(region, state));
         return;
       } catch (IOException e) {
         LOG.info("cannot load G-Store state of {} yet ({}); retrying", info.getRegionNameAsString(), e.toString());
@@ -266,6 +280,36 @@ public final class GStoreServer implements Closeable {
         backoff = Math.min(backoff * 2, 5_000);
       }
     }
+  }
+
+  private void serveAfterRecovery(Region region, StateTables.Loaded state) {
+    RegionInfo info = region.getRegionInfo();
+    long backoff = 100;
+    while (!closed && openRegions.contains(info.getEncodedName())) {
+      try {
+        WalRecovery.Pass pass = recovery.recoverDeadServers();
+        metrics.recovered(pass);
+        break;
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("G-Store cannot replay the WAL of dead servers yet ({}); {} waits for it", e.toString(),
+            info.getRegionNameAsString());
+        sleep(backoff);
+        backoff = Math.min(backoff * 2, 5_000);
+      }
+    }
+    onProtocolThread(engine -> {
+      if (!openRegions.contains(info.getEncodedName())) {
+        return Step.NOTHING; // closed while loading
+      }
+      for (OwnerRecord o : state.owners()) {
+        hosted.fence(o.key(), o.group());
+      }
+      hosted.markReady(region);
+      engine.load(state.groups(), state.owners(), now());
+      LOG.debug("G-Store loaded {} groups and {} grouped rows of {}", state.groups().size(),
+          state.owners().size(), info.getRegionNameAsString());
+      return Step.NOTHING;
+    });
   }
 
   /**
@@ -294,8 +338,14 @@ public final class GStoreServer implements Closeable {
     }
   }
 
+  /** Whether the engine serves the region's rows (G-Store calls may be answered). */
   public boolean isReady(RegionInfo info) {
     return hosted.isReady(info);
+  }
+
+  /** Whether the region's fence is loaded (writes may be checked against it). */
+  public boolean isWritable(RegionInfo info) {
+    return hosted.isWritable(info);
   }
 
   // ---- client requests
@@ -429,6 +479,12 @@ public final class GStoreServer implements Closeable {
     closed = true;
     protocolThread.shutdownNow();
     loaderThread.shutdownNow();
+    if (recovery != null) {
+      recovery.close();
+    }
+    if (recoveryThread != null) {
+      recoveryThread.shutdownNow();
+    }
     writer.close();
     if (transactions != null) {
       transactions.close();

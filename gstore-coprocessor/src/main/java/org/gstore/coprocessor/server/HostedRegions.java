@@ -10,12 +10,25 @@ import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 
 /**
- * The G-Store regions this server hosts whose protocol state is loaded ("ready"), and the rows among them that
- * belong to a group (the fence). Read concurrently by RPC handlers (fencing, endpoint) and the protocol threads.
+ * The G-Store regions this server hosts whose protocol state is loaded ("ready": the engine serves their rows), the
+ * rows among them that belong to a group (the fence), and the regions whose fence is loaded ("writable": plain
+ * writes and shippers' writes are checked against it). A region is writable before it is ready: after a crash,
+ * replay must write through the fence before the engine serves the groups it replays. Read concurrently by RPC handlers (fencing, endpoint) and the protocol threads.
  */
 public final class HostedRegions {
   private final Map<String, ConcurrentSkipListMap<byte[], Region>> ready = new ConcurrentHashMap<>();
   private final Map<Key, GroupRef> fenced = new ConcurrentHashMap<>();
+  /** Regions (by encoded name) whose fence is loaded: writes are checked, though the engine may not serve yet. */
+  private final java.util.Set<String> writable = ConcurrentHashMap.newKeySet();
+
+  /** The region's grouped rows are fenced: writes may be checked against the fence from now on. */
+  void markWritable(RegionInfo info) {
+    writable.add(info.getEncodedName());
+  }
+
+  boolean isWritable(RegionInfo info) {
+    return writable.contains(info.getEncodedName());
+  }
 
   void markReady(Region region) {
     RegionInfo info = region.getRegionInfo();
@@ -28,6 +41,7 @@ public final class HostedRegions {
    * start key may already be here.
    */
   void remove(RegionInfo info) {
+    writable.remove(info.getEncodedName());
     ConcurrentSkipListMap<byte[], Region> regions = ready.get(info.getTable().getNameAsString());
     if (regions != null) {
       regions.computeIfPresent(info.getStartKey(),

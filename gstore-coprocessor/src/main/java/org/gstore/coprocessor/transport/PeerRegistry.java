@@ -130,6 +130,19 @@ public final class PeerRegistry implements Closeable {
     }
   }
 
+  /**
+   * This server's ZooKeeper session (the one holding its peer znode), for other coordination of this server that
+   * should end with it, such as recovery locks. Replaced when the session expires: do not keep it.
+   */
+  public ZooKeeper session() {
+    return zk;
+  }
+
+  /** The ACL G-Store gives its znodes (HBase's choice; see {@link #acl(boolean)}). */
+  public List<ACL> acl() {
+    return acl;
+  }
+
   /** The datagram address of a peer, or null if it has none (not running G-Store, or gone). */
   public InetSocketAddress addressOf(NodeId node) {
     InetSocketAddress cached = addresses.get(node);

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.NotServingRegionException;
 import org.gstore.common.protocol.GroupId;
@@ -17,6 +18,8 @@ import org.gstore.common.protocol.GroupPhase;
 import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
+import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 
 /**
  * The caches of the groups this server leads: loaded on first use, one load per group at a time (a group whose
@@ -34,6 +37,7 @@ public final class GroupCaches {
   private final CacheLoader loader;
   private final Lookup groups;
   private final Predicate<Key> leaderServedHere;
+  private final Function<GroupRef, Map<String, Long>> recoveredTxns;
   private final Map<GroupId, GroupCache> caches = new ConcurrentHashMap<>();
   private final Map<GroupId, Object> loading = new ConcurrentHashMap<>();
   private final Set<GroupRef> released = Collections.newSetFromMap(new LinkedHashMap<>(16, 0.75f, false) {
@@ -51,11 +55,15 @@ public final class GroupCaches {
   /**
    * @param groups the engine's record of a group
    * @param leaderServedHere whether a leader row is in a region this server serves and is not closing
+   * @param recoveredTxns transactions of a group found in the WAL of a crashed leader (id → commit timestamp):
+   *     a new cache answers a commit retried across the crash with its true outcome
    */
-  public GroupCaches(CacheLoader loader, Lookup groups, Predicate<Key> leaderServedHere) {
+  public GroupCaches(CacheLoader loader, Lookup groups, Predicate<Key> leaderServedHere,
+      Function<GroupRef, Map<String, Long>> recoveredTxns) {
     this.loader = loader;
     this.groups = groups;
     this.leaderServedHere = leaderServedHere;
+    this.recoveredTxns = recoveredTxns;
   }
 
   /**
@@ -88,7 +96,10 @@ public final class GroupCaches {
         if (!leaderServedHere.test(id.leader())) {
           throw moving(id);
         }
-        return install(loader.load(record.get(), newIncarnation()));
+        GroupCache loaded = loader.load(record.get(), newIncarnation());
+        recoveredTxns.apply(loaded.group).forEach((txnId, commitTs) -> loaded.remember(txnId,
+            CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED).setCommitTs(commitTs).build()));
+        return install(loaded);
       }
     } finally {
       loading.remove(id, lock);

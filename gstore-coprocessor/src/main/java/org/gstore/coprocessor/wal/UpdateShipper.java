@@ -4,25 +4,15 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
-import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.TableNotEnabledException;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
-import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
-import org.apache.hadoop.hbase.client.Table;
 import org.gstore.common.protocol.GroupRef;
-import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.OwnerToken;
-import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
 import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
 import org.gstore.coprocessor.server.BatchingThread;
 import org.slf4j.Logger;
@@ -48,9 +38,7 @@ public final class UpdateShipper implements Closeable {
   /** One committed transaction to apply. */
   public record Shipment(GroupRef group, long commitTs, List<RowWriteProto> writes, SharedWal.Position position) {}
 
-  private final Connection connection;
-  private final OwnerToken tokens;
-  private final Durability durability;
+  private final CommitApplier applier;
   private final List<Shipment> queued = new java.util.LinkedList<>();
   private final Map<GroupRef, Integer> pendingPerGroup = new HashMap<>();
   /** Per WAL stream: every record up to this sequence number has left the queue (shipped or quarantined). */
@@ -73,9 +61,7 @@ public final class UpdateShipper implements Closeable {
   /** @param delayMillis test-only: how long every commit is held before it is shipped (0 in production) */
   public UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams,
       long delayMillis) {
-    this.connection = connection;
-    this.tokens = tokens;
-    this.durability = durability;
+    this.applier = new CommitApplier(connection, tokens, durability);
     this.doneThrough = new long[streams];
     java.util.Arrays.fill(doneThrough, -1);
     for (int i = 0; i < streams; i++) {
@@ -176,13 +162,13 @@ public final class UpdateShipper implements Closeable {
     long backoff = 50;
     while (!thread.isClosed()) {
       try {
-        apply(batch);
+        applier.apply(batch);
         for (Shipment s : batch) {
           done(s, true);
         }
         return true;
       } catch (IOException e) {
-        if (refusedForGood(e)) {
+        if (CommitApplier.refusedForGood(e)) {
           LOG.warn("HBase refused {} G-Store commits for good ({}); shipping them one by one", batch.size(),
               e.toString());
           return false;
@@ -199,83 +185,12 @@ public final class UpdateShipper implements Closeable {
     return true;
   }
 
-  /**
-   * Whether no retry can make HBase take the writes. A disabled table is not such a case (it is enabled again,
-   * and the commit must land then), although HBase does not retry it either.
-   */
-  static boolean refusedForGood(Throwable e) {
-    if (e instanceof RetriesExhaustedWithDetailsException details) {
-      return details.getCauses().stream().anyMatch(UpdateShipper::refusedForGood);
-    }
-    return e instanceof DoNotRetryIOException && !(e instanceof TableNotEnabledException);
-  }
-
   private void quarantine(Shipment s) {
     LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
         + " refuses its writes for good, so it is not shipped; it stays in the WAL (T_F stops below it) for an"
         + " operator, see docs/operations.md", s.group().id(), s.commitTs(), s.position().stream(),
         s.position().seq());
     done(s, false);
-  }
-
-  private void apply(List<Shipment> batch) throws IOException {
-    Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
-    try {
-      for (Shipment s : batch) {
-        for (RowWriteProto w : s.writes()) {
-          Key key = Key.of(w.getKey().getTable(), w.getKey().getRow().toByteArray());
-          byTable.computeIfAbsent(TableName.valueOf(key.table()), t -> new ArrayList<>())
-              .addAll(mutations(s, key, w));
-        }
-      }
-    } catch (RuntimeException e) { // a write HBase's client cannot even express: no retry makes it pass
-      throw new DoNotRetryIOException("cannot build the HBase writes of a commit: " + e, e);
-    }
-    for (Map.Entry<TableName, List<Mutation>> e : byTable.entrySet()) {
-      try (Table table = connection.getTable(e.getKey())) {
-        table.batch(e.getValue(), new Object[e.getValue().size()]);
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-        throw new java.io.InterruptedIOException("interrupted shipping");
-      }
-    }
-  }
-
-  /**
-   * The HBase mutations of one row write. A row delete goes at {@code ts - 1}, so it removes everything older
-   * but not the columns the same commit sets at {@code ts} (commit timestamps are strictly increasing, so no other
-   * commit has {@code ts - 1}).
-   */
-  private List<Mutation> mutations(Shipment s, Key key, RowWriteProto w) {
-    byte[] row = key.row();
-    byte[] token = tokens.sign(s.group(), key);
-    long ts = s.commitTs();
-    List<Mutation> out = new ArrayList<>();
-    if (w.getDeleteRow()) {
-      out.add(tagged(new Delete(row, ts - 1), token)); // its own mutation: a Delete with columns spares the rest
-    }
-    Delete columnDeletes = new Delete(row);
-    Put put = new Put(row);
-    for (ColumnProto c : w.getColumnsList()) {
-      if (c.hasValue()) {
-        put.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray(), ts, c.getValue().toByteArray());
-      } else {
-        columnDeletes.addColumns(c.getFamily().toByteArray(), c.getQualifier().toByteArray(), ts);
-      }
-    }
-    if (!columnDeletes.isEmpty()) {
-      out.add(tagged(columnDeletes, token));
-    }
-    if (!put.isEmpty()) {
-      out.add(tagged(put, token));
-    }
-    return out;
-  }
-
-  private Mutation tagged(Mutation m, byte[] token) {
-    m.setAttribute(OwnerToken.ATTRIBUTE, token);
-    m.setDurability(durability);
-    return m;
   }
 
   /** A commit left the queue: shipped, or quarantined (then T_F of its stream stays below it). Queue order. */

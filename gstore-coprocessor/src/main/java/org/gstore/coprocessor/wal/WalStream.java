@@ -18,6 +18,11 @@ import org.slf4j.LoggerFactory;
  * queue up; the writer takes everything waiting, writes it, makes it durable with one {@code hflush} (or
  * {@code hsync}), and only then completes the appends' futures, in order, with their sequence numbers. Files roll
  * by size; a restarted stream starts a new file and never appends to an old one.
+ *
+ * <p>Fencing: when this server is declared dead, a recovery renames its WAL directory and recovers the HDFS lease
+ * of every file in it. From then on a write of this stream fails (its file's lease and blocks were taken over), and
+ * so does starting a new file (the directory is gone), so a zombie of this server acknowledges no commit the
+ * recovery did not see.
  */
 public final class WalStream implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(WalStream.class);
@@ -114,7 +119,10 @@ public final class WalStream implements Closeable {
       }
     }
     fileSeq++;
-    out = fs.create(file(fileSeq), false);
+    // never recreates the directory: a recovery renames a dead server's directory to fence it, and a zombie of
+    // that server must not start a new file (and acknowledge commits in it) behind the recovery's back
+    out = fs.createNonRecursive(file(fileSeq), false, fs.getConf().getInt("io.file.buffer.size", 4096),
+        fs.getDefaultReplication(dir), fs.getDefaultBlockSize(dir), null);
     fileBytes = 0;
   }
 

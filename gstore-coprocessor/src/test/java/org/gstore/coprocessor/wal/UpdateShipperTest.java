@@ -96,10 +96,10 @@ class UpdateShipperTest {
 
   @Test
   void aDisabledTableIsWaitedForNotQuarantined() {
-    assertThat(UpdateShipper.refusedForGood(new TableNotEnabledException("t"))).isFalse();
-    assertThat(UpdateShipper.refusedForGood(new RetriesExhaustedWithDetailsException(
+    assertThat(CommitApplier.refusedForGood(new TableNotEnabledException("t"))).isFalse();
+    assertThat(CommitApplier.refusedForGood(new RetriesExhaustedWithDetailsException(
         List.of(new TableNotEnabledException("t")), List.of(), List.of("s")))).isFalse();
-    assertThat(UpdateShipper.refusedForGood(new RetriesExhaustedWithDetailsException(
+    assertThat(CommitApplier.refusedForGood(new RetriesExhaustedWithDetailsException(
         List.of(new NoSuchColumnFamilyException("f")), List.of(), List.of("s")))).isTrue();
   }
 

@@ -1,0 +1,271 @@
+package org.gstore.coprocessor.recovery;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
+import org.gstore.coprocessor.wal.CommitApplier;
+import org.gstore.coprocessor.wal.UpdateShipper.Shipment;
+import org.gstore.coprocessor.wal.WalPrinter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Replays the G-Store write-ahead logs of dead region servers into HBase. Every region server keeps its log in
+ * {@code <root>/<server name>}; a pass looks for logs of servers HBase no longer counts as alive and, for each,
+ * under that server's recovery lock:
+ * <pre>
+ *   1. fence   rename &lt;server&gt; to &lt;server&gt;.recovering, then recover the HDFS lease of each file:
+ *              a zombie of the server can neither finish a write (the lease and blocks are taken over) nor
+ *              start a new file (its directory is gone), so it acknowledges nothing this pass does not read
+ *   2. replay  every record of every file, in order, written with its commit timestamp and its group's token
+ *              (idempotent: replaying a commit that was already shipped changes nothing)
+ *   3. done    rename to &lt;server&gt;.recovered-&lt;time&gt;, kept gstore.recovery.retain.ms for the outcomes
+ *              of its transactions, then deleted
+ * </pre>
+ * A server that dies mid-pass loses its lock with its ZooKeeper session; the next pass, anywhere, starts again
+ * from step 1 (or from the {@code .recovering} directory).
+ *
+ * <p>A write that fencing refuses is skipped: its row is no longer in the commit's group, which happens only once
+ * the group was deleted, and a delete waits until the group's commits are in HBase.
+ *
+ * <p>The outcomes of the transactions in every recovered log are remembered ({@link #committedTxns}), so that the
+ * new leader of a group answers a commit retried across the crash with its true outcome.
+ */
+public final class WalRecovery {
+  private static final Logger LOG = LoggerFactory.getLogger(WalRecovery.class);
+  static final String RECOVERING = ".recovering";
+  static final String RECOVERED = ".recovered-";
+  private static final int BATCH = 500;
+
+  /** What one pass did. */
+  public record Pass(int serversRecovered, long commitsReplayed, long commitsSkipped, long millis) {}
+
+  private final FileSystem fs;
+  private final Path root;
+  private final String self;
+  private final RecoveryCoordination coordination;
+  private final CommitApplier applier;
+  private final long retainMillis;
+  /** Transaction outcomes per recovered directory: group → transaction id → commit timestamp. */
+  private final Map<String, Map<GroupRef, Map<String, Long>>> outcomes = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  /**
+   * @param root the directory holding every region server's log directory
+   * @param self this server's name: its own log is never recovered here
+   */
+  public WalRecovery(FileSystem fs, Path root, String self, Supplier<ZooKeeper> session, String znodeParent,
+      List<ACL> acl, CommitApplier applier, long retainMillis) {
+    this.fs = fs;
+    this.root = root;
+    this.self = self;
+    this.coordination = new RecoveryCoordination(session, znodeParent, acl);
+    this.applier = applier;
+    this.retainMillis = retainMillis;
+  }
+
+  /**
+   * Replays the log of every dead server, and returns once each is replayed (here or by another server). Then
+   * {@link #committedTxns} knows the transactions of every recovered log.
+   */
+  public synchronized Pass recoverDeadServers() throws IOException {
+    long start = System.currentTimeMillis();
+    int servers = 0;
+    long[] counts = new long[2];
+    if (fs.exists(root)) {
+      Set<String> live = coordination.liveServers();
+      for (FileStatus dir : fs.listStatus(root)) {
+        String name = dir.getPath().getName();
+        String server = name.endsWith(RECOVERING) ? name.substring(0, name.length() - RECOVERING.length()) : name;
+        if (!dir.isDirectory() || name.contains(RECOVERED) || server.equals(self) || live.contains(server)) {
+          continue;
+        }
+        if (recover(server, counts)) {
+          servers++;
+        }
+      }
+      learnOutcomesAndForgetOld();
+    }
+    return new Pass(servers, counts[0], counts[1], System.currentTimeMillis() - start);
+  }
+
+  /** Transactions of {@code group} found in recovered logs: transaction id → commit timestamp. */
+  public Map<String, Long> committedTxns(GroupRef group) {
+    Map<String, Long> found = new HashMap<>();
+    for (Map<GroupRef, Map<String, Long>> dir : outcomes.values()) {
+      found.putAll(dir.getOrDefault(group, Map.of()));
+    }
+    return found;
+  }
+
+  public void close() {
+    closed = true;
+  }
+
+  /** Recovers one dead server's log under its lock, or waits for whoever holds it; true if this pass replayed. */
+  private boolean recover(String server, long[] counts) throws IOException {
+    while (fs.exists(new Path(root, server)) || fs.exists(new Path(root, server + RECOVERING))) {
+      if (coordination.tryLock(server)) {
+        try {
+          return replay(server, counts);
+        } finally {
+          coordination.unlock(server);
+        }
+      }
+      pause(200);
+    }
+    return false;
+  }
+
+  private boolean replay(String server, long[] counts) throws IOException {
+    Path original = new Path(root, server);
+    Path fenced = new Path(root, server + RECOVERING);
+    if (fs.exists(original) && !fs.rename(original, fenced)) {
+      throw new IOException("cannot fence the G-Store WAL of dead server " + server + " (rename to " + fenced + ")");
+    }
+    if (!fs.exists(fenced)) {
+      return false; // another server finished it between our check and our lock
+    }
+    long start = System.currentTimeMillis();
+    List<Path> files = WalPrinter.files(fs, fenced);
+    for (Path f : files) {
+      recoverLease(f);
+    }
+    Map<GroupRef, Map<String, Long>> txns = new HashMap<>();
+    long replayed = 0;
+    long skipped = 0;
+    for (Path f : files) {
+      WalPrinter.Contents contents = WalPrinter.read(fs, f);
+      List<Shipment> batch = new ArrayList<>();
+      for (WalRecordProto r : contents.records()) {
+        GroupRef group = DatagramCodec.fromProto(r.getGroup());
+        txns.computeIfAbsent(group, g -> new LinkedHashMap<>()).put(r.getTxnId(), r.getCommitTs());
+        batch.add(new Shipment(group, r.getCommitTs(), r.getWritesList(), null));
+        if (batch.size() == BATCH) {
+          skipped += applyUntilDone(batch);
+          replayed += batch.size();
+          batch.clear();
+        }
+      }
+      skipped += applyUntilDone(batch);
+      replayed += batch.size();
+    }
+    Path done = new Path(root, server + RECOVERED + System.currentTimeMillis());
+    if (!fs.rename(fenced, done)) {
+      throw new IOException("cannot mark the G-Store WAL of " + server + " recovered (rename to " + done + ")");
+    }
+    outcomes.put(done.getName(), txns);
+    counts[0] += replayed - skipped;
+    counts[1] += skipped;
+    LOG.info("G-Store replayed the WAL of dead server {}: {} files, {} commits written, {} skipped (rows no longer"
+        + " in their group), in {} ms", server, files.size(), replayed - skipped, skipped,
+        System.currentTimeMillis() - start);
+    return true;
+  }
+
+  /** Writes {@code batch} into HBase, retrying while HBase may take it; returns how many commits were skipped. */
+  private long applyUntilDone(List<Shipment> batch) throws IOException {
+    if (batch.isEmpty()) {
+      return 0;
+    }
+    long backoff = 100;
+    while (true) {
+      try {
+        applier.apply(batch);
+        return 0;
+      } catch (IOException e) {
+        if (CommitApplier.refusedForGood(e)) {
+          if (batch.size() > 1) {
+            long skipped = 0;
+            for (Shipment s : batch) {
+              skipped += applyUntilDone(List.of(s));
+            }
+            return skipped;
+          }
+          LOG.warn("G-Store replay skips a commit of group {} (timestamp {}): {}", batch.get(0).group().id(),
+              batch.get(0).commitTs(), e.toString());
+          return 1;
+        }
+        LOG.warn("G-Store replay could not write {} commits yet; retrying in {} ms ({})", batch.size(), backoff,
+            e.toString());
+        pause(backoff);
+        backoff = Math.min(backoff * 2, 2_000);
+      }
+    }
+  }
+
+  /** Takes the file over from its writer, as HBase does with a dead server's WAL; its length is then final. */
+  private void recoverLease(Path file) throws IOException {
+    if (!(fs instanceof DistributedFileSystem dfs)) {
+      return;
+    }
+    long pause = 100;
+    while (!dfs.recoverLease(file) && !dfs.isFileClosed(file)) {
+      pause(pause);
+      pause = Math.min(pause * 2, 1_000);
+    }
+  }
+
+  /** Reads the outcomes of logs other servers recovered, and deletes recovered logs older than the retention. */
+  private void learnOutcomesAndForgetOld() throws IOException {
+    long now = System.currentTimeMillis();
+    for (FileStatus dir : fs.listStatus(root)) {
+      String name = dir.getPath().getName();
+      int at = name.indexOf(RECOVERED);
+      if (at < 0) {
+        continue;
+      }
+      long recoveredAt = parseTime(name.substring(at + RECOVERED.length()));
+      if (now - recoveredAt > retainMillis) {
+        outcomes.remove(name);
+        fs.delete(dir.getPath(), true);
+      } else if (!outcomes.containsKey(name)) {
+        Map<GroupRef, Map<String, Long>> txns = new HashMap<>();
+        for (Path f : WalPrinter.files(fs, dir.getPath())) {
+          for (WalRecordProto r : WalPrinter.read(fs, f).records()) {
+            txns.computeIfAbsent(DatagramCodec.fromProto(r.getGroup()), g -> new LinkedHashMap<>())
+                .put(r.getTxnId(), r.getCommitTs());
+          }
+        }
+        outcomes.put(name, txns);
+      }
+    }
+  }
+
+  private static long parseTime(String s) {
+    try {
+      return Long.parseLong(s);
+    } catch (NumberFormatException e) {
+      return 0; // not ours to keep
+    }
+  }
+
+  private void pause(long millis) throws IOException {
+    if (closed) {
+      throw new InterruptedIOException("G-Store is stopping; recovery resumes on the next server");
+    }
+    try {
+      TimeUnit.MILLISECONDS.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted recovering");
+    }
+  }
+}

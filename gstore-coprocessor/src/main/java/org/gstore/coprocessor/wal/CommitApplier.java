@@ -1,0 +1,111 @@
+package org.gstore.coprocessor.wal;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotEnabledException;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
+import org.apache.hadoop.hbase.client.Table;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.OwnerToken;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+
+/**
+ * Writes committed transactions into HBase: each cell carries its commit's timestamp and each mutation the owning
+ * group's token (to pass fencing), so writing a commit twice, or commits out of order, leaves HBase as writing
+ * each once in order would. Shared by the {@link UpdateShipper} (live commits) and WAL replay after a crash.
+ */
+public final class CommitApplier {
+  private final Connection connection;
+  private final OwnerToken tokens;
+  private final Durability durability;
+
+  public CommitApplier(Connection connection, OwnerToken tokens, Durability durability) {
+    this.connection = connection;
+    this.tokens = tokens;
+    this.durability = durability;
+  }
+
+  /** Writes {@code batch} in one HBase batch per table. */
+  public void apply(List<UpdateShipper.Shipment> batch) throws IOException {
+    Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
+    try {
+      for (UpdateShipper.Shipment s : batch) {
+        for (RowWriteProto w : s.writes()) {
+          Key key = Key.of(w.getKey().getTable(), w.getKey().getRow().toByteArray());
+          byTable.computeIfAbsent(TableName.valueOf(key.table()), t -> new ArrayList<>())
+              .addAll(mutations(s.group(), s.commitTs(), key, w));
+        }
+      }
+    } catch (RuntimeException e) { // a write HBase's client cannot even express: no retry makes it pass
+      throw new DoNotRetryIOException("cannot build the HBase writes of a commit: " + e, e);
+    }
+    for (Map.Entry<TableName, List<Mutation>> e : byTable.entrySet()) {
+      try (Table table = connection.getTable(e.getKey())) {
+        table.batch(e.getValue(), new Object[e.getValue().size()]);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted writing commits to HBase");
+      }
+    }
+  }
+
+  /**
+   * Whether no retry can make HBase take the writes. A disabled table is not such a case (it is enabled again,
+   * and the commit must land then), although HBase does not retry it either.
+   */
+  public static boolean refusedForGood(Throwable e) {
+    if (e instanceof RetriesExhaustedWithDetailsException details) {
+      return details.getCauses().stream().anyMatch(CommitApplier::refusedForGood);
+    }
+    return e instanceof DoNotRetryIOException && !(e instanceof TableNotEnabledException);
+  }
+
+  /**
+   * The HBase mutations of one row write. A row delete goes at {@code ts - 1}, so it removes everything older
+   * but not the columns the same commit sets at {@code ts} (commit timestamps are strictly increasing, so no other
+   * commit has {@code ts - 1}).
+   */
+  private List<Mutation> mutations(GroupRef group, long ts, Key key, RowWriteProto w) {
+    byte[] row = key.row();
+    byte[] token = tokens.sign(group, key);
+    List<Mutation> out = new ArrayList<>();
+    if (w.getDeleteRow()) {
+      out.add(tagged(new Delete(row, ts - 1), token)); // its own mutation: a Delete with columns spares the rest
+    }
+    Delete columnDeletes = new Delete(row);
+    Put put = new Put(row);
+    for (ColumnProto c : w.getColumnsList()) {
+      if (c.hasValue()) {
+        put.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray(), ts, c.getValue().toByteArray());
+      } else {
+        columnDeletes.addColumns(c.getFamily().toByteArray(), c.getQualifier().toByteArray(), ts);
+      }
+    }
+    if (!columnDeletes.isEmpty()) {
+      out.add(tagged(columnDeletes, token));
+    }
+    if (!put.isEmpty()) {
+      out.add(tagged(put, token));
+    }
+    return out;
+  }
+
+  private Mutation tagged(Mutation m, byte[] token) {
+    m.setAttribute(OwnerToken.ATTRIBUTE, token);
+    m.setDurability(durability);
+    return m;
+  }
+}

@@ -1,0 +1,184 @@
+package org.gstore.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.CommonFSUtils;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.GroupSpec;
+import org.gstore.client.KeyGroup;
+import org.gstore.common.RowGroupedException;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
+import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
+import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
+import org.gstore.common.wire.generated.GStoreProtos.GStoreTxnService;
+import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
+import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
+import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.wal.WalPrinter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A region server crashes (as kill -9 would: {@link GStoreMiniCluster#crashRegionServer}) holding acknowledged
+ * commits it has not shipped: every commit is held 5 s in the shipper, so the crash finds them all in the WAL only.
+ * The group serves again at its leader region's next host, from a state that has every acknowledged commit (the
+ * dead server's WAL is replayed before), a commit retried across the crash gets its first outcome, and after the
+ * group is deleted plain HBase reads see every commit with its original timestamp. Runs its own cluster.
+ */
+class CrashRecoveryTest {
+  private static final TableName BANK = TableName.valueOf("crash_bank");
+  private static final long OPENING_BALANCE = 1_000;
+  private static GStoreMiniCluster cluster;
+  private static GStoreClient client;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = GStoreMiniCluster.start(3, Map.of(GStoreConfig.SHIPPER_DELAY_MS, "5000"));
+    client = GStoreClient.create(cluster.getConfiguration());
+    cluster.createTable(BANK, new byte[][] {Accounts.CF}, TestRows.splits(3)).close();
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    client.close();
+    cluster.close();
+  }
+
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void aLeaderCrashLosesNoAcknowledgedCommitAndARetriedCommitGetsItsFirstOutcome() throws Exception {
+    List<byte[]> rows = TestRows.rows(0, 10); // over the three regions
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      for (byte[] row : rows) {
+        table.put(Accounts.balance(row, OPENING_BALANCE));
+      }
+    }
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("survivor").leader(BANK, rows.get(0))
+        .members(BANK, rows).build());
+    // transfers between rows of different regions: a recovery that replays only some rows would tear them
+    for (int n = 1; n <= 6; n++) {
+      transfer(g, rows.get(n % 10), rows.get((n * 3 + 1) % 10), 10L * n);
+    }
+    // one more commit through the raw endpoint, to retry it byte for byte after the crash
+    CommitRequest lastCommit = CommitRequest.newBuilder().setName("survivor").setLeader(key(rows.get(0)))
+        .setTxnId("retried-across-the-crash").addWrites(RowWriteProto.newBuilder().setKey(key(rows.get(9)))
+            .addColumns(ColumnProto.newBuilder().setFamily(ByteString.copyFrom(Accounts.CF))
+                .setQualifier(ByteString.copyFromUtf8("note")).setValue(ByteString.copyFromUtf8("last"))))
+        .build();
+    CommitResponse first = commitRaw(rows.get(0), lastCommit);
+    assertThat(first.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
+    Map<String, Long> acknowledged = balancesInGroup(g, rows);
+
+    ServerName dead = cluster.crashRegionServer(serverIndexHosting(rows.get(0)));
+
+    // the dead server's WAL held them all: nothing was shipped on its way down
+    FileSystem fs = cluster.getTestingUtility().getTestFileSystem();
+    Path walRoot = new Path(CommonFSUtils.getRootDir(cluster.getConfiguration()), "gstore-wal");
+
+    // the group serves again at the leader region's next host, with every acknowledged commit
+    assertThat(balancesInGroup(g, rows)).isEqualTo(acknowledged);
+    assertThat(recoveredRecords(fs, walRoot, dead)).extracting(WalRecordProto::getTxnId)
+        .contains("retried-across-the-crash").hasSize(7);
+    assertThat(fs.exists(new Path(walRoot, dead.getServerName()))).as("fenced and replayed").isFalse();
+    // a commit retried across the crash gets its first outcome, not a second application or a false conflict
+    CommitResponse retried = commitRaw(rows.get(0), lastCommit);
+    assertThat(retried.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
+    assertThat(retried.getCommitTs()).isEqualTo(first.getCommitTs());
+    // rows stay fenced across the crash
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      assertThatThrownBy(() -> table.put(Accounts.balance(rows.get(3), -1)))
+          .isInstanceOf(RowGroupedException.class);
+      transfer(g, rows.get(1), rows.get(2), 1);
+      g.delete();
+      // after the delete, plain HBase reads see every commit, the retried one with its original timestamp
+      long total = 0;
+      for (byte[] row : rows) {
+        total += Accounts.balance(table.get(new Get(row)));
+      }
+      assertThat(total).isEqualTo(OPENING_BALANCE * rows.size());
+      Cell note = table.get(new Get(rows.get(9))).getColumnLatestCell(Accounts.CF, Bytes.toBytes("note"));
+      assertThat(note).isNotNull();
+      assertThat(note.getTimestamp()).isEqualTo(first.getCommitTs());
+    }
+    cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer(); // back to three for the next test
+  }
+
+  private static void transfer(KeyGroup g, byte[] from, byte[] to, long amount) throws Exception {
+    g.transact(txn -> {
+      long a = Accounts.balance(txn.get(BANK, new Get(from)));
+      long b = Accounts.balance(txn.get(BANK, new Get(to)));
+      txn.put(BANK, Accounts.balance(from, a - amount));
+      txn.put(BANK, Accounts.balance(to, b + amount));
+      return null;
+    });
+  }
+
+  private static Map<String, Long> balancesInGroup(KeyGroup g, List<byte[]> rows) throws Exception {
+    return g.transact(txn -> {
+      Map<String, Long> balances = new java.util.TreeMap<>();
+      for (byte[] row : rows) {
+        balances.put(Bytes.toString(row), Accounts.balance(txn.get(BANK, new Get(row))));
+      }
+      return balances;
+    });
+  }
+
+  private static List<WalRecordProto> recoveredRecords(FileSystem fs, Path walRoot, ServerName dead)
+      throws Exception {
+    List<WalRecordProto> records = new ArrayList<>();
+    for (FileStatus dir : fs.listStatus(walRoot)) {
+      if (dir.getPath().getName().startsWith(dead.getServerName() + ".recovered-")) {
+        for (Path file : WalPrinter.files(fs, dir.getPath())) {
+          records.addAll(WalPrinter.read(fs, file).records());
+        }
+      }
+    }
+    return records;
+  }
+
+  private static int serverIndexHosting(byte[] row) throws Exception {
+    ServerName host;
+    try (RegionLocator locator = cluster.getConnection().getRegionLocator(BANK)) {
+      host = locator.getRegionLocation(row, true).getServerName();
+    }
+    var threads = cluster.getTestingUtility().getMiniHBaseCluster().getLiveRegionServerThreads();
+    for (int i = 0; i < threads.size(); i++) {
+      if (threads.get(i).getRegionServer().getServerName().equals(host)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no live server hosts " + Bytes.toString(row));
+  }
+
+  private static CommitResponse commitRaw(byte[] leader, CommitRequest request) throws Exception {
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      return GStoreTxnService.newBlockingStub(table.coprocessorService(leader)).commit(null, request);
+    }
+  }
+
+  private static KeyProto key(byte[] row) {
+    return KeyProto.newBuilder().setTable(BANK.getNameAsString()).setRow(ByteString.copyFrom(row)).build();
+  }
+}

@@ -1,0 +1,99 @@
+package org.gstore.common.recovery;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A leader's view of T_P: for each region server, the position in each leader log through which everything that
+ * log shipped to it is persisted in its own (HBase) WAL, as the server last published it. A server claims a
+ * position only after syncing its WAL, and claims the T_F it read <em>before</em> that sync (Algorithm 3 of the
+ * recovery-middleware paper), so a write it acknowledged below the claim was in its WAL before the sync.
+ *
+ * <p>What a log may forget (the shipper's copy of a shipped commit, a WAL file) is what every server that could
+ * hold its writes has persisted: {@link #persistedThrough} is the minimum over the <em>known</em> servers, and a
+ * server stays known from the first heartbeat that sees it (alive, or by its published claim) until the leader has
+ * shipped again whatever it may have lost ({@link #forget}). A server with no claim yet counts as having persisted
+ * nothing.
+ *
+ * <p>Each heartbeat reports the servers that died since the last one ({@link Death}: their last claim, so that
+ * the leader ships again every commit above it). A leader whose heartbeats stalled longer than a dead server's
+ * claim is kept ({@code maxGapMillis}) may have missed a server that came and went: it is told to ship again
+ * everything it has not seen persisted.
+ */
+public final class PersistenceTracker {
+  /** A server that died: ship again each log's commits above {@code persisted} (absent: all of them). */
+  public record Death(String server, Map<String, Long> persisted) {
+    public long persistedThrough(String log) {
+      return persisted.getOrDefault(log, -1L);
+    }
+  }
+
+  /** What a heartbeat found: servers that died, and whether every unpersisted commit must be shipped again. */
+  public record Heartbeat(List<Death> deaths, boolean shipEverythingAgain) {}
+
+  private final long maxGapMillis;
+  private final Set<String> known = new HashSet<>();
+  private final Set<String> dead = new HashSet<>();
+  private final Map<String, Map<String, Long>> claims = new HashMap<>();
+  private long lastHeartbeat = Long.MIN_VALUE;
+
+  /** @param maxGapMillis how long a dead server's published claim is kept; heartbeats further apart are a stall */
+  public PersistenceTracker(long maxGapMillis) {
+    this.maxGapMillis = maxGapMillis;
+  }
+
+  /**
+   * A heartbeat: the servers alive now and every published claim (of live and dead servers), both read after the
+   * commits this leader is about to forget were acknowledged.
+   */
+  public Heartbeat heartbeat(Set<String> live, Map<String, Map<String, Long>> published, long now) {
+    boolean stalled = lastHeartbeat != Long.MIN_VALUE && now - lastHeartbeat > maxGapMillis;
+    lastHeartbeat = now;
+    List<Death> deaths = new ArrayList<>();
+    Set<String> seen = new HashSet<>(live);
+    seen.addAll(published.keySet());
+    for (String server : seen) {
+      if (!dead.contains(server)) {
+        known.add(server);
+      }
+    }
+    for (String server : known) {
+      Map<String, Long> claim = published.get(server);
+      if (claim != null) {
+        claims.put(server, Map.copyOf(claim));
+      }
+    }
+    for (String server : new ArrayList<>(known)) {
+      if (!live.contains(server) && dead.add(server)) {
+        deaths.add(new Death(server, claims.getOrDefault(server, Map.of())));
+      }
+    }
+    return new Heartbeat(deaths, stalled);
+  }
+
+  /** The leader shipped again what {@code server} may have lost: it no longer holds anything back. */
+  public void forget(String server) {
+    known.remove(server);
+    claims.remove(server);
+  }
+
+  /** Everything of {@code log} through this position is persisted on every known server (-1: nothing known). */
+  public long persistedThrough(String log) {
+    long min = Long.MAX_VALUE;
+    for (String server : known) {
+      min = Math.min(min, claims.getOrDefault(server, Map.of()).getOrDefault(log, -1L));
+    }
+    return min == Long.MAX_VALUE ? -1 : min;
+  }
+
+  /** The servers whose claims count, for status pages. */
+  public Map<String, Map<String, Long>> claims() {
+    Map<String, Map<String, Long>> view = new HashMap<>();
+    known.forEach(s -> view.put(s, claims.getOrDefault(s, Map.of())));
+    return view;
+  }
+}

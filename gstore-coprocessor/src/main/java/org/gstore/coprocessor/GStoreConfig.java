@@ -36,7 +36,8 @@ public record GStoreConfig(
     int maxRowBytes,
     Durability shipperDurability,
     long shipperDelayMillis,
-    long recoveryRetainMillis) {
+    long recoveryRetainMillis,
+    long recoveryHeartbeatMillis) {
 
   public static final String CLUSTER_SECRET = "gstore.cluster.secret";
   public static final String CLUSTER_SECRET_FILE = "gstore.cluster.secret.file";
@@ -62,6 +63,8 @@ public record GStoreConfig(
   public static final String SHIPPER_DELAY_MS = "gstore.shipper.delay.ms";
   /** How long a dead server's replayed WAL is kept, so that commits retried across the crash get their outcome. */
   public static final String RECOVERY_RETAIN_MS = "gstore.recovery.retain.ms";
+  /** How often each server claims T_P and each leader drops what every server persisted (see docs/recovery.md). */
+  public static final String RECOVERY_HEARTBEAT_MS = "gstore.recovery.heartbeat.ms";
   /** Bytes a datagram needs besides a message's group name and two rows (header, HMAC, field tags, ids). */
   static final int DATAGRAM_OVERHEAD_BYTES = 1_024;
 
@@ -102,7 +105,8 @@ public record GStoreConfig(
         maxRowBytes,
         durability(conf),
         longIn(conf, SHIPPER_DELAY_MS, 0, 0, 600_000),
-        longIn(conf, RECOVERY_RETAIN_MS, 600_000, 0, 7L * 24 * 3_600_000));
+        longIn(conf, RECOVERY_RETAIN_MS, 600_000, 1_000, 7L * 24 * 3_600_000),
+        longIn(conf, RECOVERY_HEARTBEAT_MS, 200, 10, 60_000));
   }
 
   /**
@@ -187,13 +191,15 @@ public record GStoreConfig(
     String raw = conf.getTrimmed(SHIPPER_DURABILITY, "ASYNC_WAL");
     try {
       Durability d = Durability.valueOf(raw.toUpperCase(java.util.Locale.ROOT));
-      if (d == Durability.USE_DEFAULT) {
+      // SKIP_WAL would leave shipped commits only in memstores: no WAL sync persists them, so the recovery
+      // could never tell when the G-Store WAL may let them go
+      if (d == Durability.USE_DEFAULT || d == Durability.SKIP_WAL) {
         throw new IllegalArgumentException();
       }
       return d;
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(SHIPPER_DURABILITY + " must be one of SKIP_WAL, ASYNC_WAL, SYNC_WAL,"
-          + " FSYNC_WAL, not '" + raw + "'");
+      throw new IllegalArgumentException(SHIPPER_DURABILITY + " must be one of ASYNC_WAL, SYNC_WAL, FSYNC_WAL, not '"
+          + raw + "'");
     }
   }
 }

@@ -19,7 +19,7 @@ import java.util.TreeMap;
  *
  * <p>Shipments are numbered by the leader's single shipper thread; T_F is the last acknowledged shipment, and a
  * commit shipped again (after a server died) gets a new number, so a claim made before it arrived never covers it.
- * The model uses the production {@link ShippedThrough} (which WAL records the shipper has been handed; commit
+ * The model uses the production {@link Watermark} (which WAL records the shipper has been handed; commit
  * threads of one WAL batch hand over in any order) and {@link PersistenceTracker}. The checker asserts after
  * every event that every acknowledged commit is persisted, or still held by its live leader (to ship or to ship
  * again), or in its dead leader's WAL awaiting replay; and that nothing is forgotten (dropped from a leader's memory
@@ -58,7 +58,7 @@ final class RecoverySimulation {
     final List<Commit> committing = new ArrayList<>(); // durable, acknowledged, not yet handed to the shipper
     final List<Commit> queue = new ArrayList<>();
     final List<Shipped> unpersisted = new ArrayList<>();
-    final ShippedThrough handedOver = new ShippedThrough();
+    final Watermark handedOver = new Watermark();
     final PersistenceTracker tracker = new PersistenceTracker(RETAIN);
     final Set<Integer> memstore = new HashSet<>();
     Map<String, Long> readFlushed; // T_F values read before a sync, to claim after it
@@ -192,10 +192,10 @@ final class RecoverySimulation {
     }
     Commit c = leader.committing.remove(rnd.nextInt(leader.committing.size()));
     leader.queue.add(c);
-    leader.handedOver.left(c.seq, true);
+    leader.handedOver.mark(c.seq);
     if (plantedBug) {
       for (long s = 0; s < leader.nextSeq; s++) {
-        leader.handedOver.left(s, true); // BUG: the watermark passes records not handed over yet
+        leader.handedOver.mark(s); // BUG: the watermark passes records not handed over yet
       }
     }
   }

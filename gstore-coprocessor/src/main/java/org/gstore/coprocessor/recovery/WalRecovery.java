@@ -10,13 +10,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.data.ACL;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
@@ -37,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *   2. replay  every record of every file, in order, written with its commit timestamp and its group's token
  *              (idempotent: replaying a commit that was already shipped changes nothing)
  *   3. done    rename to &lt;server&gt;.recovered-&lt;time&gt;, kept gstore.recovery.retain.ms for the outcomes
- *              of its transactions, then deleted
+ *              of its transactions, then deleted with the server's thresholds in ZooKeeper
  * </pre>
  * A server that dies mid-pass loses its lock with its ZooKeeper session; the next pass, anywhere, starts again
  * from step 1 (or from the {@code .recovering} directory).
@@ -60,7 +57,7 @@ public final class WalRecovery {
   private final FileSystem fs;
   private final Path root;
   private final String self;
-  private final RecoveryCoordination coordination;
+  private final RecoveryZnodes coordination;
   private final CommitApplier applier;
   private final long retainMillis;
   /** Transaction outcomes per recovered directory: group → transaction id → commit timestamp. */
@@ -71,12 +68,12 @@ public final class WalRecovery {
    * @param root the directory holding every region server's log directory
    * @param self this server's name: its own log is never recovered here
    */
-  public WalRecovery(FileSystem fs, Path root, String self, Supplier<ZooKeeper> session, String znodeParent,
-      List<ACL> acl, CommitApplier applier, long retainMillis) {
+  public WalRecovery(FileSystem fs, Path root, String self, RecoveryZnodes znodes, CommitApplier applier,
+      long retainMillis) {
     this.fs = fs;
     this.root = root;
     this.self = self;
-    this.coordination = new RecoveryCoordination(session, znodeParent, acl);
+    this.coordination = znodes;
     this.applier = applier;
     this.retainMillis = retainMillis;
   }
@@ -235,6 +232,7 @@ public final class WalRecovery {
       long recoveredAt = parseTime(name.substring(at + RECOVERED.length()));
       if (now - recoveredAt > retainMillis) {
         outcomes.remove(name);
+        coordination.forget(name.substring(0, at)); // its thresholds hold nothing back any more
         fs.delete(dir.getPath(), true);
       } else if (!outcomes.containsKey(name)) {
         Map<GroupRef, Map<String, Long>> txns = new HashMap<>();

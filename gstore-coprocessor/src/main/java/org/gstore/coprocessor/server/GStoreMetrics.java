@@ -83,12 +83,12 @@ public final class GStoreMetrics {
     volatile Supplier<Integer> fencedRows = () -> 0;
     volatile UpdateShipper shipper;
     volatile int walStreams;
+    volatile org.gstore.coprocessor.recovery.PersistenceHeartbeat heartbeat;
+    volatile org.gstore.coprocessor.wal.SharedWal wal;
   }
 
   private static final Map<MetricRegistry, Sources> SOURCES = new java.util.concurrent.ConcurrentHashMap<>();
   /** T_F gets a gauge for each of the first this many WAL streams (gstore.wal.streams is at most 64). */
-  private static final int MAX_STREAMS_WITH_GAUGES = 64;
-
   /** The gauges' sources for {@code registry}; the caller points them at its server. */
   static Sources gauges(MetricRegistry registry) {
     return SOURCES.computeIfAbsent(registry, r -> {
@@ -106,11 +106,14 @@ public final class GStoreMetrics {
       gauge(r, "shipperQuarantined", () -> s.shipper == null ? 0L : s.shipper.quarantinedCount());
       gauge(r, "workerFailures", BatchingThread::failures);
       gauge(r, "shipperLagMillis", () -> s.shipper == null ? 0L : s.shipper.lagMillis(System.currentTimeMillis()));
-      for (int stream = 0; stream < MAX_STREAMS_WITH_GAUGES; stream++) {
-        int i = stream;
-        gauge(r, "walStream" + i + "ShippedThrough",
-            () -> s.shipper == null || i >= s.walStreams ? -1L : s.shipper.shippedThrough(i));
-      }
+      gauge(r, "shipperShippedThrough", () -> s.shipper == null ? -1L : s.shipper.shippedThrough());
+      gauge(r, "shipperPersistedThrough", () -> s.heartbeat == null ? -1L : s.heartbeat.persistedThrough());
+      gauge(r, "shipperUnpersisted", () -> s.shipper == null ? 0L : s.shipper.unpersistedCount());
+      gauge(r, "shipperShippedAgain", () -> s.shipper == null ? 0L : s.shipper.shippedAgainCount());
+      gauge(r, "persistenceHeartbeatFailures", () -> s.heartbeat == null ? 0L : s.heartbeat.failures());
+      gauge(r, "serverDeathsSeen", () -> s.heartbeat == null ? 0L : s.heartbeat.deathsSeen());
+      gauge(r, "walFiles", () -> s.wal == null ? 0L : s.wal.fileCount());
+      gauge(r, "walFilesDeleted", () -> s.heartbeat == null ? 0L : s.heartbeat.walFilesDeleted());
       return s;
     });
   }

@@ -20,9 +20,12 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.OnlineRegions;
+import org.apache.hadoop.hbase.wal.WAL;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.Datagram;
@@ -38,6 +41,8 @@ import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.DatagramRejectedException;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.recovery.PersistenceHeartbeat;
+import org.gstore.coprocessor.recovery.RecoveryZnodes;
 import org.gstore.coprocessor.recovery.WalRecovery;
 import org.gstore.coprocessor.transport.HBaseKeyLocator;
 import org.gstore.coprocessor.transport.PeerRegistry;
@@ -84,6 +89,9 @@ public final class GStoreServer implements Closeable {
   private final ExecutorService loaderThread;
   private final ExecutorService recoveryThread;
   private final WalRecovery recovery;
+  private final RecoveryZnodes recoveryZnodes;
+  private final PersistenceHeartbeat heartbeat;
+  private final ScheduledExecutorService heartbeatThread;
   private final Map<String, List<CompletableFuture<Reply>>> waiters = new ConcurrentHashMap<>();
   private final Set<String> openRegions = ConcurrentHashMap.newKeySet();
   private final CompletableFuture<ProtocolNode> engine = new CompletableFuture<>();
@@ -134,10 +142,16 @@ public final class GStoreServer implements Closeable {
         config.walRollBytes(), config.walHsync(), walMetrics);
     this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
         config.shipperDelayMillis());
-    this.recovery = new WalRecovery(walFs, walRoot, serverName.getServerName(), peers::session,
+    this.recoveryZnodes = new RecoveryZnodes(peers::session,
         env.getConfiguration().get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT),
-        peers.acl(), new CommitApplier(env.getConnection(), ownerToken, config.shipperDurability()),
-        config.recoveryRetainMillis());
+        peers.acl());
+    // a replay must be persisted before the groups it restores serve again: SYNC_WAL whatever the shipper uses
+    this.recovery = new WalRecovery(walFs, walRoot, serverName.getServerName(), recoveryZnodes,
+        new CommitApplier(env.getConnection(), ownerToken, Durability.SYNC_WAL), config.recoveryRetainMillis());
+    OnlineRegions onlineRegions = env.getOnlineRegions();
+    this.heartbeat = new PersistenceHeartbeat(serverName.getServerName(), recoveryZnodes,
+        () -> syncHBaseWals(onlineRegions), shipper, wal, config.recoveryRetainMillis());
+    this.heartbeatThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-persistence-"));
     GroupCaches caches = new GroupCaches(
         new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis()),
         this::activeGroup, this::leadsHere, recovery::committedTxns);
@@ -153,6 +167,8 @@ public final class GStoreServer implements Closeable {
     gauges.fencedRows = hosted::fencedRows;
     gauges.shipper = shipper;
     gauges.walStreams = wal.streams();
+    gauges.heartbeat = heartbeat;
+    gauges.wal = wal;
     try {
       // by default only on the region server's own address, not every interface of the host
       String bindAddress = config.udpBindAddress().isEmpty() ? serverName.getHostname() : config.udpBindAddress();
@@ -160,6 +176,9 @@ public final class GStoreServer implements Closeable {
           config.datagramMaxBytes(), this::receive);
       String advertised = "0.0.0.0".equals(bindAddress) ? serverName.getHostname() : bindAddress;
       peers.register(self, new InetSocketAddress(advertised, bound.getPort()));
+      recoveryZnodes.register(serverName.getServerName()); // before any region here takes a write
+      heartbeatThread.scheduleWithFixedDelay(heartbeat, config.recoveryHeartbeatMillis(),
+          config.recoveryHeartbeatMillis(), TimeUnit.MILLISECONDS);
       LOG.info("G-Store peer {} listening on {}:{}", self, advertised, bound.getPort());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -170,6 +189,19 @@ public final class GStoreServer implements Closeable {
       throw e;
     }
     protocolThread.execute(this::startEngine);
+  }
+
+  /** Syncs every HBase WAL of this region server (once each, whatever number of regions share it). */
+  private static void syncHBaseWals(OnlineRegions onlineRegions) throws IOException {
+    Set<WAL> wals = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (Region r : onlineRegions.getRegions()) {
+      if (r instanceof HRegion h && h.getWAL() != null) {
+        wals.add(h.getWAL());
+      }
+    }
+    for (WAL w : wals) {
+      w.sync();
+    }
   }
 
   /** Where every region server keeps its G-Store WAL, in a directory named after the server. */
@@ -461,6 +493,16 @@ public final class GStoreServer implements Closeable {
     }
   }
 
+  /** For tests and tools: G-Store on region server {@code name} in this JVM, or null if it does not run there. */
+  public static GStoreServer on(ServerName name) {
+    return SERVERS.get(name);
+  }
+
+  /** This server's update shipper (its T_F, what it holds until persisted). */
+  public UpdateShipper shipper() {
+    return shipper;
+  }
+
   /**
    * For tests: stops G-Store on region server {@code name} dead, as {@code kill -9} would: no drain, no shipping, no
    * datagrams, no further state writes; WAL files are left as they are (not even closed), and the peer's znode goes.
@@ -479,6 +521,9 @@ public final class GStoreServer implements Closeable {
     closed = true;
     protocolThread.shutdownNow();
     loaderThread.shutdownNow();
+    if (heartbeatThread != null) {
+      heartbeatThread.shutdownNow();
+    }
     if (recovery != null) {
       recovery.close();
     }

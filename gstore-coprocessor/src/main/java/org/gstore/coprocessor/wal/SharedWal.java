@@ -36,6 +36,27 @@ public final class SharedWal implements Closeable {
     return streams[stream].append(record).thenApply(seq -> new Position(stream, seq));
   }
 
+  /**
+   * Deletes files no replay needs: each stream keeps every record above {@code neededAbove.applyAsLong(stream)}
+   * and, whatever their records, files closed less than {@code retainMillis} ago. Returns the files deleted.
+   */
+  public int truncate(java.util.function.IntToLongFunction neededAbove, long retainMillis) throws IOException {
+    int deleted = 0;
+    for (int i = 0; i < streams.length; i++) {
+      deleted += streams[i].truncate(neededAbove.applyAsLong(i), retainMillis);
+    }
+    return deleted;
+  }
+
+  /** Files of the log on HDFS, over all streams. */
+  public int fileCount() {
+    int files = 0;
+    for (WalStream s : streams) {
+      files += s.fileCount();
+    }
+    return files;
+  }
+
   public int streams() {
     return streams.length;
   }

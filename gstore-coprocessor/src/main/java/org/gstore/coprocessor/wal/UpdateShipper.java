@@ -2,8 +2,11 @@ package org.gstore.coprocessor.wal;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -12,6 +15,7 @@ import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Durability;
 import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.recovery.Watermark;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
 import org.gstore.coprocessor.server.BatchingThread;
@@ -19,18 +23,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies committed transactions to HBase asynchronously, in commit order, with each commit's timestamp as the
- * cells' timestamp, so re-applying a commit is harmless. Writes carry the owning group's token to pass fencing.
- * Everything waiting is shipped in one batch per table; a failed batch is retried until it succeeds, since until
- * then the commit lives only in the WAL.
+ * Applies committed transactions to HBase asynchronously, with each commit's timestamp as the cells' timestamp,
+ * so re-applying a commit is harmless ({@link CommitApplier}). Everything waiting is shipped in one batch per
+ * table; a failed batch is retried until it succeeds, since until then the commit lives only in the WAL.
+ *
+ * <p><b>Until persisted, a commit is held.</b> Shipments are numbered, in order, by the one shipping thread; the
+ * last acknowledged number is T_F. With {@code SYNC_WAL} a shipped commit is persisted in HBase's WAL when HBase
+ * acknowledges it. With {@code ASYNC_WAL} it is not yet: the shipper keeps it until every region server has
+ * claimed (T_P) a shipment number at or above its own ({@link #forgetPersistedThrough}), and ships it again if a
+ * server that may have lost it dies ({@link #shipAgainAbove}). A commit shipped again gets a new number, so a claim
+ * made before it arrived does not cover it. Deletes and leader-region closes wait until their group's commits are
+ * no longer held ({@link #drain}). The WAL keeps every record the shipper has not yet seen or still holds
+ * ({@link #walNeededAbove}).
  *
  * <p>A commit that HBase refuses for good (a {@link DoNotRetryIOException}: its column family or table was dropped
  * after it committed, say) must not stop everyone else's: the batch is then shipped one commit at a time, and a
  * commit refused on its own is <em>quarantined</em>: logged as an error with its WAL position, counted
- * ({@code shipperQuarantined}), no longer waited for by deletes and region closes, and kept in the WAL (T_F stops
- * below it) for an operator.
- *
- * <p>Tracks, per WAL stream, the sequence number below which every commit is shipped: T_F of the recovery paper.
+ * ({@code shipperQuarantined}), no longer waited for by deletes and region closes, and kept in the WAL for an
+ * operator.
  */
 public final class UpdateShipper implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(UpdateShipper.class);
@@ -38,21 +48,26 @@ public final class UpdateShipper implements Closeable {
   /** One committed transaction to apply. */
   public record Shipment(GroupRef group, long commitTs, List<RowWriteProto> writes, SharedWal.Position position) {}
 
-  private final CommitApplier applier;
-  private final List<Shipment> queued = new java.util.LinkedList<>();
-  private final Map<GroupRef, Integer> pendingPerGroup = new HashMap<>();
-  /** Per WAL stream: every record up to this sequence number has left the queue (shipped or quarantined). */
-  private final long[] doneThrough;
-  /** Per WAL stream: records that left the queue above {@link #doneThrough}, waiting for the gap below them. */
-  private final List<TreeSet<Long>> doneAhead = new ArrayList<>();
-  /** Per WAL stream: quarantined records; T_F stays below the first. */
-  private final List<TreeSet<Long>> stuck = new ArrayList<>();
-  private final BatchingThread<Held> thread;
-  private final long delayMillis;
-  private long quarantined;
-
   /** A commit handed over, and when it may be shipped. */
   private record Held(Shipment shipment, long shippableAt) {}
+
+  private final CommitApplier applier;
+  private final boolean persistedWhenShipped;
+  private final BatchingThread<Held> thread;
+  private final long delayMillis;
+  /** Commits to ship (again), oldest first. */
+  private final LinkedHashSet<Shipment> queued = new LinkedHashSet<>();
+  /** ASYNC_WAL: shipped commits not yet known persisted, with the number of their latest shipment. */
+  private final LinkedHashMap<Shipment, Long> unpersisted = new LinkedHashMap<>();
+  private final Map<GroupRef, Integer> heldPerGroup = new HashMap<>();
+  /** Per WAL stream: the records the shipper has been handed. */
+  private final Watermark[] handedOver;
+  /** Per WAL stream: records held (queued, unpersisted or quarantined): the WAL keeps them. */
+  private final List<TreeSet<Long>> heldSeqs = new ArrayList<>();
+  private long nextShipment;
+  private long shippedThrough = -1;
+  private long quarantined;
+  private long shippedAgain;
 
   public UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams) {
     this(connection, tokens, durability, streams, 0);
@@ -62,62 +77,112 @@ public final class UpdateShipper implements Closeable {
   public UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams,
       long delayMillis) {
     this.applier = new CommitApplier(connection, tokens, durability);
-    this.doneThrough = new long[streams];
-    java.util.Arrays.fill(doneThrough, -1);
+    this.persistedWhenShipped = durability == Durability.SYNC_WAL || durability == Durability.FSYNC_WAL;
+    this.handedOver = new Watermark[streams];
     for (int i = 0; i < streams; i++) {
-      doneAhead.add(new TreeSet<>());
-      stuck.add(new TreeSet<>());
+      handedOver[i] = new Watermark();
+      heldSeqs.add(new TreeSet<>());
     }
     this.delayMillis = delayMillis;
     this.thread = new BatchingThread<>("gstore-shipper", this::shipWhenDue);
   }
 
+  /** Hands over a commit that is durable in the WAL at {@code s.position()}. */
   public synchronized void ship(Shipment s) {
-    pendingPerGroup.merge(s.group(), 1, Integer::sum);
+    heldPerGroup.merge(s.group(), 1, Integer::sum);
+    int stream = s.position().stream();
+    heldSeqs.get(stream).add(s.position().seq());
+    handedOver[stream].mark(s.position().seq());
     queued.add(s);
     thread.add(new Held(s, System.currentTimeMillis() + delayMillis));
   }
 
-  /** Waits until every commit of {@code group} handed over so far is in HBase. */
+  /** Waits until every commit of {@code group} handed over so far is in HBase and persisted there. */
   public synchronized void drain(GroupRef group, long timeoutMillis) throws IOException {
     long deadline = System.currentTimeMillis() + timeoutMillis;
-    while (pendingPerGroup.getOrDefault(group, 0) > 0) {
+    while (heldPerGroup.getOrDefault(group, 0) > 0) {
       long left = deadline - System.currentTimeMillis();
       if (left <= 0 || thread.isClosed()) {
-        throw new IOException("commits of group " + group.id() + " are not all shipped to HBase yet");
+        throw new IOException("commits of group " + group.id() + " are not all " + (queuedOf(group) > 0
+            ? "shipped to HBase" : "persisted in HBase's WAL") + " yet");
       }
       try {
         wait(left);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new java.io.InterruptedIOException("interrupted draining " + group.id());
+        throw new InterruptedIOException("interrupted draining " + group.id());
       }
     }
   }
 
+  /** T_F: every shipment numbered up to this one is acknowledged by HBase (-1: none yet). */
+  public synchronized long shippedThrough() {
+    return shippedThrough;
+  }
+
+  /** Every region server has persisted what it was shipped up to shipment {@code through}: stop holding it. */
+  public synchronized void forgetPersistedThrough(long through) {
+    var it = unpersisted.entrySet().iterator();
+    while (it.hasNext()) {
+      var e = it.next();
+      if (e.getValue() <= through) {
+        it.remove();
+        release(e.getKey());
+      }
+    }
+    notifyAll();
+  }
+
+  /** A region server died that had persisted our shipments up to {@code through}: ship the later ones again. */
+  public synchronized int shipAgainAbove(long through) {
+    List<Shipment> again = new ArrayList<>();
+    unpersisted.forEach((s, number) -> {
+      if (number > through) {
+        again.add(s);
+      }
+    });
+    for (Shipment s : again) {
+      unpersisted.remove(s);
+      queued.add(s);
+      thread.add(new Held(s, 0));
+    }
+    shippedAgain += again.size();
+    return again.size();
+  }
+
   /**
-   * T_F of a WAL stream: every record with a sequence number up to this one is shipped (-1: none yet). Sequence
-   * numbers of a stream are dense, so a record that is durable but not yet handed over (its commit thread is
-   * slower than another's in the same WAL batch) holds T_F below it.
+   * The WAL of {@code stream} must keep the records above this sequence number: every record up to it was seen
+   * by the shipper and is neither waiting to ship, nor unpersisted, nor quarantined.
    */
-  public synchronized long shippedThrough(int stream) {
-    TreeSet<Long> quarantined = stuck.get(stream);
-    return quarantined.isEmpty() ? doneThrough[stream] : Math.min(doneThrough[stream], quarantined.first() - 1);
+  public synchronized long walNeededAbove(int stream) {
+    TreeSet<Long> held = heldSeqs.get(stream);
+    long seen = handedOver[stream].through();
+    return held.isEmpty() ? seen : Math.min(seen, held.first() - 1);
   }
 
-  /** Commits handed over but not yet in HBase. */
+  /** Commits handed over and not yet persisted in HBase (quarantined ones aside). */
   public synchronized int pendingCount() {
-    return pendingPerGroup.values().stream().mapToInt(Integer::intValue).sum();
+    return heldPerGroup.values().stream().mapToInt(Integer::intValue).sum();
   }
 
-  /** Commits of {@code group} handed over but not yet in HBase. */
+  /** Commits of {@code group} handed over and not yet persisted in HBase. */
   public synchronized int pendingCount(GroupRef group) {
-    return pendingPerGroup.getOrDefault(group, 0);
+    return heldPerGroup.getOrDefault(group, 0);
+  }
+
+  /** Shipped commits waiting to be known persisted (ASYNC_WAL). */
+  public synchronized int unpersistedCount() {
+    return unpersisted.size();
   }
 
   /** Commits HBase refused for good since this server started (see the class comment). */
   public synchronized long quarantinedCount() {
     return quarantined;
+  }
+
+  /** Commits shipped again because a region server that may have lost them died. */
+  public synchronized long shippedAgainCount() {
+    return shippedAgain;
   }
 
   public boolean isClosed() {
@@ -126,7 +191,11 @@ public final class UpdateShipper implements Closeable {
 
   /** How far behind the shipper is, in milliseconds of commit time (0 when nothing waits). */
   public synchronized long lagMillis(long now) {
-    return queued.isEmpty() ? 0 : Math.max(0, now - queued.get(0).commitTs());
+    return queued.isEmpty() ? 0 : Math.max(0, now - queued.iterator().next().commitTs());
+  }
+
+  private int queuedOf(GroupRef group) {
+    return (int) queued.stream().filter(s -> s.group().equals(group)).count();
   }
 
   /** Holds the batch until its newest commit is due (at once, unless a test set a delay), then ships it. */
@@ -141,10 +210,6 @@ public final class UpdateShipper implements Closeable {
     }
     List<Shipment> batch = new ArrayList<>(held.size());
     held.forEach(h -> batch.add(h.shipment()));
-    shipUntilApplied(batch);
-  }
-
-  private void shipUntilApplied(List<Shipment> batch) {
     if (!shipUnlessRefused(batch)) {
       for (Shipment s : batch) {
         if (!shipUnlessRefused(List.of(s))) {
@@ -163,9 +228,7 @@ public final class UpdateShipper implements Closeable {
     while (!thread.isClosed()) {
       try {
         applier.apply(batch);
-        for (Shipment s : batch) {
-          done(s, true);
-        }
+        shipped(batch);
         return true;
       } catch (IOException e) {
         if (CommitApplier.refusedForGood(e)) {
@@ -185,29 +248,34 @@ public final class UpdateShipper implements Closeable {
     return true;
   }
 
-  private void quarantine(Shipment s) {
-    LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
-        + " refuses its writes for good, so it is not shipped; it stays in the WAL (T_F stops below it) for an"
-        + " operator, see docs/operations.md", s.group().id(), s.commitTs(), s.position().stream(),
-        s.position().seq());
-    done(s, false);
+  /** HBase acknowledged the batch: number its shipments (T_F passes them) and hold them until persisted. */
+  private synchronized void shipped(List<Shipment> batch) {
+    for (Shipment s : batch) {
+      long number = nextShipment++;
+      queued.remove(s);
+      if (persistedWhenShipped) {
+        release(s);
+      } else {
+        unpersisted.put(s, number);
+      }
+    }
+    shippedThrough = nextShipment - 1;
+    notifyAll();
   }
 
-  /** A commit left the queue: shipped, or quarantined (then T_F of its stream stays below it). Queue order. */
-  private synchronized void done(Shipment s, boolean applied) {
-    pendingPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1);
-    int stream = s.position().stream();
-    if (!applied) {
-      quarantined++;
-      stuck.get(stream).add(s.position().seq());
-    }
-    TreeSet<Long> ahead = doneAhead.get(stream);
-    ahead.add(s.position().seq());
-    while (!ahead.isEmpty() && ahead.first() == doneThrough[stream] + 1) {
-      doneThrough[stream] = ahead.pollFirst();
-    }
-    queued.remove(0);
+  private synchronized void quarantine(Shipment s) {
+    LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
+        + " refuses its writes for good, so it is not shipped; it stays in the WAL for an operator, see"
+        + " docs/operations.md", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq());
+    quarantined++;
+    queued.remove(s);
+    heldPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1); // the WAL keeps its record
     notifyAll();
+  }
+
+  private void release(Shipment s) {
+    heldPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1);
+    heldSeqs.get(s.position().stream()).remove(s.position().seq());
   }
 
   @Override

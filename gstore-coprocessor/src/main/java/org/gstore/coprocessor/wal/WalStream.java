@@ -29,6 +29,9 @@ public final class WalStream implements Closeable {
 
   private record Pending(byte[] frame, CompletableFuture<Long> done) {}
 
+  /** A file no longer written: the last sequence number in it (-1 if none), and when it was closed. */
+  private record ClosedFile(Path path, long lastSeq, long closedAt) {}
+
   private final FileSystem fs;
   private final Path dir;
   private final long rollBytes;
@@ -39,6 +42,7 @@ public final class WalStream implements Closeable {
   private long fileSeq;
   private long fileBytes;
   private long nextSeq;
+  private final java.util.ArrayDeque<ClosedFile> closedFiles = new java.util.ArrayDeque<>();
   private volatile boolean closed;
 
   WalStream(FileSystem fs, Path dir, long rollBytes, boolean hsync, WalMetrics metrics) throws IOException {
@@ -117,6 +121,7 @@ public final class WalStream implements Closeable {
       } catch (IOException e) {
         LOG.warn("closing G-Store WAL file {} failed", file(fileSeq), e);
       }
+      closedFiles.add(new ClosedFile(file(fileSeq), nextSeq - 1, System.currentTimeMillis()));
     }
     fileSeq++;
     // never recreates the directory: a recovery renames a dead server's directory to fence it, and a zombie of
@@ -124,6 +129,27 @@ public final class WalStream implements Closeable {
     out = fs.createNonRecursive(file(fileSeq), false, fs.getConf().getInt("io.file.buffer.size", 4096),
         fs.getDefaultReplication(dir), fs.getDefaultBlockSize(dir), null);
     fileBytes = 0;
+  }
+
+  /**
+   * Deletes the closed files whose records are all at or below {@code neededAbove} (no longer needed by any
+   * replay) and that were closed at least {@code retainMillis} ago (a commit retried across a crash finds its
+   * outcome in them meanwhile). Files go oldest first, so the log stays a suffix. Returns how many went.
+   */
+  synchronized int truncate(long neededAbove, long retainMillis) throws IOException {
+    int deleted = 0;
+    long now = System.currentTimeMillis();
+    while (!closedFiles.isEmpty() && closedFiles.peekFirst().lastSeq() <= neededAbove
+        && now - closedFiles.peekFirst().closedAt() >= retainMillis) {
+      fs.delete(closedFiles.pollFirst().path(), false);
+      deleted++;
+    }
+    return deleted;
+  }
+
+  /** Files of this stream on HDFS, the one being written included. */
+  synchronized int fileCount() {
+    return closedFiles.size() + 1;
   }
 
   /** Stops writing as a crash would: queued appends fail, the file is left open as it is. */

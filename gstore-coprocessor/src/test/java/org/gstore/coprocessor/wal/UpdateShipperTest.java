@@ -1,6 +1,7 @@
 package org.gstore.coprocessor.wal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.mock;
@@ -75,7 +76,7 @@ class UpdateShipperTest {
   @Test
   void aCommitHBaseRefusesForGoodIsQuarantinedAndTheOthersShipInOrder() throws Exception {
     UpdateShipper shipper = new UpdateShipper(hbaseRefusing("bad"), new OwnerToken(new byte[32]),
-        Durability.ASYNC_WAL, 1);
+        Durability.SYNC_WAL, 1);
     try {
       shipper.ship(commit("a", 0));
       shipper.ship(commit("bad", 1));
@@ -84,11 +85,11 @@ class UpdateShipperTest {
       assertThat(applied).containsExactly("a", "b");
       assertThat(shipper.quarantinedCount()).isEqualTo(1);
       assertThat(shipper.pendingCount()).isZero();
-      assertThat(shipper.shippedThrough(0)).as("T_F stops below the quarantined record").isEqualTo(0);
+      assertThat(shipper.walNeededAbove(0)).as("the WAL keeps the quarantined record").isEqualTo(0);
       shipper.ship(commit("c", 3));
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.pendingCount() == 0);
       assertThat(applied).containsExactly("a", "b", "c");
-      assertThat(shipper.shippedThrough(0)).isEqualTo(0);
+      assertThat(shipper.walNeededAbove(0)).isEqualTo(0);
     } finally {
       shipper.close();
     }
@@ -104,16 +105,44 @@ class UpdateShipperTest {
   }
 
   @Test
-  void shippedThroughNeverPassesARecordThatWasNotHandedOverYet() throws Exception {
+  void theWalKeepsARecordThatWasNotHandedOverYet() throws Exception {
     // two groups' records in one WAL batch: the second one's commit may reach the shipper first
+    UpdateShipper shipper = new UpdateShipper(hbaseRefusing("none"), new OwnerToken(new byte[32]),
+        Durability.SYNC_WAL, 1);
+    try {
+      shipper.ship(commit("later", 1));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.pendingCount() == 0);
+      assertThat(shipper.walNeededAbove(0)).as("record 0 is durable but not shipped").isEqualTo(-1);
+      shipper.ship(commit("earlier", 0));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.walNeededAbove(0) == 1);
+    } finally {
+      shipper.close();
+    }
+  }
+
+  @Test
+  void withAsyncWalShippedCommitsAreHeldUntilPersistedAndShippedAgainWhenAServerDies() throws Exception {
     UpdateShipper shipper = new UpdateShipper(hbaseRefusing("none"), new OwnerToken(new byte[32]),
         Durability.ASYNC_WAL, 1);
     try {
-      shipper.ship(commit("later", 1));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> applied.contains("later"));
-      assertThat(shipper.shippedThrough(0)).as("record 0 is durable but not shipped").isEqualTo(-1);
-      shipper.ship(commit("earlier", 0));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.shippedThrough(0) == 1);
+      shipper.ship(commit("a", 0));
+      shipper.ship(commit("b", 1));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.shippedThrough() == 1);
+      assertThat(shipper.pendingCount()).as("shipped, not yet persisted").isEqualTo(2);
+      assertThat(shipper.walNeededAbove(0)).isEqualTo(-1);
+      assertThatThrownBy(() -> shipper.drain(GROUP, 200)).hasMessageContaining("not all persisted");
+
+      shipper.forgetPersistedThrough(0); // every server claimed shipment 0 ("a")
+      assertThat(shipper.pendingCount()).isEqualTo(1);
+      assertThat(shipper.walNeededAbove(0)).isEqualTo(0);
+      assertThat(shipper.shipAgainAbove(0)).as("a server died having persisted through shipment 0").isEqualTo(1);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.shippedThrough() == 2);
+      assertThat(applied).containsExactly("a", "b", "b");
+      shipper.forgetPersistedThrough(1); // a claim made before "b" was shipped again does not cover it
+      assertThat(shipper.pendingCount()).isEqualTo(1);
+      shipper.forgetPersistedThrough(2);
+      shipper.drain(GROUP, 1_000);
+      assertThat(shipper.walNeededAbove(0)).isEqualTo(1);
     } finally {
       shipper.close();
     }

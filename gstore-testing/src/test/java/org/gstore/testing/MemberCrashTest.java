@@ -1,0 +1,122 @@
+package org.gstore.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.zookeeper.ZKUtil;
+import org.apache.hadoop.hbase.zookeeper.ZKWatcher;
+import org.awaitility.Awaitility;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.GroupSpec;
+import org.gstore.client.KeyGroup;
+import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.server.GStoreServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * With {@code ASYNC_WAL} shipping, a region server that received shipped writes and dies before syncing its HBase
+ * WAL may lose them; the leader holds every shipped commit until each server claims it persisted (T_P), and ships
+ * again what a dead server had not claimed. Heartbeats here are 3 s apart, so the crash comes after the commits
+ * are shipped and before the member server could claim them (checked, not assumed). Runs its own cluster.
+ */
+class MemberCrashTest {
+  private static final TableName BANK = TableName.valueOf("member_crash_bank");
+
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void theLeaderShipsAgainWhatADeadMemberServerHadNotPersisted() throws Exception {
+    try (GStoreMiniCluster cluster = GStoreMiniCluster.start(3, Map.of(
+            GStoreConfig.SHIPPER_DURABILITY, "ASYNC_WAL", GStoreConfig.RECOVERY_HEARTBEAT_MS, "3000"));
+        GStoreClient client = GStoreClient.create(cluster.getConfiguration())) {
+      cluster.createTable(BANK, new byte[][] {Accounts.CF}, TestRows.splits(3)).close();
+      List<byte[]> rows = TestRows.rows(0, 10);
+      try (Table table = cluster.getConnection().getTable(BANK)) {
+        for (byte[] row : rows) {
+          table.put(Accounts.balance(row, 1_000));
+        }
+      }
+      ServerName leaderHost = hostOf(cluster, rows.get(0));
+      byte[] memberRow = rows.stream().filter(r -> !hostOf(cluster, r).equals(leaderHost)).findFirst().orElseThrow();
+      ServerName memberHost = hostOf(cluster, memberRow);
+      KeyGroup g = client.createGroup(GroupSpec.builder().id("members-crash").leader(BANK, rows.get(0))
+          .members(BANK, rows).build());
+      GStoreServer leader = GStoreServer.on(leaderHost);
+
+      long shipped;
+      int transfers = 0;
+      do { // until the member server holds a shipped write it has not claimed yet
+        transfers++;
+        transfer(g, rows.get(0), memberRow, 1);
+        long target = leader.shipper().shippedThrough() + 1;
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> leader.shipper().shippedThrough() >= target);
+        shipped = leader.shipper().shippedThrough();
+      } while (claimOf(cluster, memberHost, leaderHost) >= shipped && transfers < 10);
+      assertThat(claimOf(cluster, memberHost, leaderHost)).as("premise: shipped, not yet claimed")
+          .isLessThan(shipped);
+      assertThat(leader.shipper().unpersistedCount()).isPositive();
+
+      cluster.crashRegionServer(indexOf(cluster, memberHost));
+
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> leader.shipper().shippedAgainCount() > 0);
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> leader.shipper().unpersistedCount() == 0);
+      g.delete();
+      try (Table table = cluster.getConnection().getTable(BANK)) {
+        assertThat(Accounts.balance(table.get(new Get(rows.get(0))))).isEqualTo(1_000 - transfers);
+        assertThat(Accounts.balance(table.get(new Get(memberRow)))).isEqualTo(1_000 + transfers);
+      }
+    }
+  }
+
+  private static void transfer(KeyGroup g, byte[] from, byte[] to, long amount) throws Exception {
+    g.transact(txn -> {
+      long a = Accounts.balance(txn.get(BANK, new Get(from)));
+      long b = Accounts.balance(txn.get(BANK, new Get(to)));
+      txn.put(BANK, Accounts.balance(from, a - amount));
+      txn.put(BANK, Accounts.balance(to, b + amount));
+      return null;
+    });
+  }
+
+  /** The member server's T_P claim for the leader's shipments (-1 if none). */
+  private static long claimOf(GStoreMiniCluster cluster, ServerName server, ServerName leader) throws Exception {
+    ZKWatcher zk = cluster.getTestingUtility().getZooKeeperWatcher();
+    byte[] data = ZKUtil.getData(zk, zk.getZNodePaths().baseZNode + "/gstore/persisted/" + server.getServerName());
+    if (data == null) {
+      return -1;
+    }
+    for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {
+      if (line.startsWith(leader.getServerName() + "=")) {
+        return Long.parseLong(line.substring(line.lastIndexOf('=') + 1));
+      }
+    }
+    return -1;
+  }
+
+  private static ServerName hostOf(GStoreMiniCluster cluster, byte[] row) {
+    try (RegionLocator locator = cluster.getConnection().getRegionLocator(BANK)) {
+      return locator.getRegionLocation(row, true).getServerName();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static int indexOf(GStoreMiniCluster cluster, ServerName server) {
+    var threads = cluster.getTestingUtility().getMiniHBaseCluster().getLiveRegionServerThreads();
+    for (int i = 0; i < threads.size(); i++) {
+      if (threads.get(i).getRegionServer().getServerName().equals(server)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no live server " + server);
+  }
+}

@@ -19,19 +19,22 @@ import org.gstore.testing.GStoreMiniCluster;
  * The {@code gstore} command line.
  *
  * <pre>
- * gstore demo  [--conf hbase-site.xml] [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
- * gstore bench [--conf hbase-site.xml] [--quick] [--clients 1,2,4]
+ * gstore demo  [--conf hbase-site.xml | --set key=value,...]
+ *              [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
+ * gstore bench [--conf hbase-site.xml | --set key=value,...] [--quick] [--clients 1,2,4]
  *              [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20] [--delta-ms 10] [--rows N]
  *              [--keys random|contiguous] [--distribution zipfian|uniform] [--shared-groups 8] [--txn-size 4]
  *              [--seconds S] [--warmup S] [--out target/bench]
  * </pre>
  *
- * Without {@code --conf} it starts an embedded cluster (HDFS, ZooKeeper, HBase with G-Store, 3 region servers).
+ * Without {@code --conf} it starts an embedded cluster (HDFS, ZooKeeper, HBase with G-Store, 3 region servers),
+ * configured with {@code --set} (for example {@code --set gstore.shipper.durability=SYNC_WAL}).
  */
 public final class GStore {
   private static final String USAGE = """
-      usage: gstore demo  [--conf hbase-site.xml] [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
-             gstore bench [--conf hbase-site.xml] [--quick] [--clients 1,2,4]
+      usage: gstore demo  [--conf hbase-site.xml | --set key=value,...]
+                          [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
+             gstore bench [--conf hbase-site.xml | --set key=value,...] [--quick] [--clients 1,2,4]
                           [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20] [--delta-ms 10]
                           [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
                           [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]""";
@@ -59,7 +62,7 @@ public final class GStore {
         case "bench" -> bench(options);
         default -> throw fail("unknown command '" + argv[0] + "'\n" + USAGE);
       };
-      return withCluster(options.get("--conf"), job) ? 0 : 1;
+      return withCluster(options.get("--conf"), settings(options), job) ? 0 : 1;
     } catch (UsageException e) {
       System.err.println("gstore: " + e.getMessage());
       return 2;
@@ -76,7 +79,7 @@ public final class GStore {
   }
 
   private static Job demo(Map<String, String> o) {
-    allow(o, "--conf", "--players", "--games", "--dealers", "--seats", "--bets");
+    allow(o, "--conf", "--set", "--players", "--games", "--dealers", "--seats", "--bets");
     int players = positive(o, "--players", 2_000);
     int seats = positive(o, "--seats", 8);
     if (seats < 2 || seats > players) {
@@ -90,7 +93,7 @@ public final class GStore {
   }
 
   private static Job bench(Map<String, String> o) {
-    allow(o, "--conf", "--quick", "--clients", "--workloads", "--k", "--n", "--delta-ms", "--rows", "--keys",
+    allow(o, "--conf", "--set", "--quick", "--clients", "--workloads", "--k", "--n", "--delta-ms", "--rows", "--keys",
         "--distribution", "--shared-groups", "--txn-size", "--seconds", "--warmup", "--out");
     boolean quick = o.containsKey("--quick");
     List<Integer> clients = new ArrayList<>();
@@ -122,7 +125,27 @@ public final class GStore {
     };
   }
 
-  private static boolean withCluster(String conf, Job job) throws Exception {
+  /** {@code --set key=value,key=value}: settings of the embedded cluster (G-Store's keys among them). */
+  private static Map<String, String> settings(Map<String, String> options) {
+    Map<String, String> settings = new HashMap<>();
+    String raw = options.get("--set");
+    if (raw == null) {
+      return settings;
+    }
+    if (options.containsKey("--conf")) {
+      throw fail("--set configures the embedded cluster; with --conf, set keys in the cluster's hbase-site.xml");
+    }
+    for (String pair : raw.split(",")) {
+      int eq = pair.indexOf('=');
+      if (eq <= 0) {
+        throw fail("--set takes key=value pairs separated by commas, not '" + pair + "'");
+      }
+      settings.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+    }
+    return settings;
+  }
+
+  private static boolean withCluster(String conf, Map<String, String> settings, Job job) throws Exception {
     if (conf != null) {
       if (!new File(conf).isFile()) {
         throw fail("no such file: " + conf);
@@ -135,7 +158,7 @@ public final class GStore {
       }
     }
     System.out.println("Starting an embedded cluster: HDFS, ZooKeeper, HBase with G-Store on 3 region servers...");
-    try (GStoreMiniCluster cluster = GStoreMiniCluster.start(3)) {
+    try (GStoreMiniCluster cluster = GStoreMiniCluster.start(3, settings)) {
       return job.run(cluster.getConnection(), true);
     }
   }

@@ -14,10 +14,10 @@ import java.util.Set;
  * recovery-middleware paper), so a write it acknowledged below the claim was in its WAL before the sync.
  *
  * <p>What a log may forget (the shipper's copy of a shipped commit, a WAL file) is what every server that could
- * hold its writes has persisted: {@link #persistedThrough} is the minimum over the <em>known</em> servers, and a
- * server stays known from the first heartbeat that sees it (alive, or by its published claim) until the leader has
- * shipped again whatever it may have lost ({@link #forget}). A server with no claim yet counts as having persisted
- * nothing.
+ * hold its writes has persisted: {@link #persistedThrough} is the minimum over the <em>known</em> servers. A
+ * server registers (publishes an empty claim) before it takes any shipped write, and stays known from the first
+ * heartbeat that sees its claim until the leader has shipped again whatever it may have lost ({@link #forget}).
+ * Live servers that never registered (they host no G-Store region, so take no shipped write) do not count.
  *
  * <p>Each heartbeat reports the servers that died since the last one ({@link Death}: their last claim, so that
  * the leader ships again every commit above it). A leader whose heartbeats stalled longer than a dead server's
@@ -48,15 +48,13 @@ public final class PersistenceTracker {
 
   /**
    * A heartbeat: the servers alive now and every published claim (of live and dead servers), both read after the
-   * commits this leader is about to forget were acknowledged.
+   * commits this leader is about to forget were acknowledged. A known server that is not alive has died.
    */
   public Heartbeat heartbeat(Set<String> live, Map<String, Map<String, Long>> published, long now) {
     boolean stalled = lastHeartbeat != Long.MIN_VALUE && now - lastHeartbeat > maxGapMillis;
     lastHeartbeat = now;
     List<Death> deaths = new ArrayList<>();
-    Set<String> seen = new HashSet<>(live);
-    seen.addAll(published.keySet());
-    for (String server : seen) {
+    for (String server : published.keySet()) {
       if (!dead.contains(server)) {
         known.add(server);
       }

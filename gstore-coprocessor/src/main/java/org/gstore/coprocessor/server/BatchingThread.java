@@ -78,14 +78,19 @@ public final class BatchingThread<T> implements Closeable {
     return FAILURES.get();
   }
 
-  /** Stops the thread (waiting briefly for the batch in hand) and returns what was still queued. */
+  /**
+   * Stops the thread, waiting at most {@code waitMillis} for the batch in hand (0: not at all), and returns what
+   * was still queued.
+   */
   public List<T> close(long waitMillis) {
     closed = true;
     thread.interrupt();
-    try {
-      thread.join(waitMillis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (waitMillis > 0) { // Thread.join(0) would wait forever for a handler stuck in I/O
+      try {
+        thread.join(waitMillis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     List<T> left = new ArrayList<>();
     queue.drainTo(left);

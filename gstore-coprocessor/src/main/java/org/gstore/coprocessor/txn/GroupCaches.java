@@ -18,6 +18,7 @@ import org.gstore.common.protocol.GroupPhase;
 import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.MemberState;
 import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
 import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 
@@ -32,6 +33,7 @@ import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
  * delete is discarded, and a new group created later under the same name loads normally.
  */
 public final class GroupCaches {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GroupCaches.class);
   private static final int RELEASED_REMEMBERED = 100_000;
 
   private final CacheLoader loader;
@@ -97,6 +99,8 @@ public final class GroupCaches {
           throw moving(id);
         }
         GroupCache loaded = loader.load(record.get(), newIncarnation());
+        LOG.info("G-Store loaded group {} ({} members, newest commit {}, incarnation {})", id,
+            record.get().members(MemberState.Status.JOINED).size(), loaded.lastCommitTs(), loaded.incarnation);
         recoveredTxns.apply(loaded.group).forEach((txnId, commitTs) -> loaded.remember(txnId,
             CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED).setCommitTs(commitTs).build()));
         return install(loaded);

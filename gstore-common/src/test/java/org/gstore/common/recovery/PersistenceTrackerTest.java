@@ -1,0 +1,48 @@
+package org.gstore.common.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class PersistenceTrackerTest {
+  private final PersistenceTracker tracker = new PersistenceTracker(10_000);
+
+  @Test
+  void persistedThroughIsTheLowestClaimOfTheRegisteredServers() {
+    tracker.heartbeat(Set.of("a", "b", "no-gstore"), Map.of("a", Map.of("L", 7L), "b", Map.of("L", 4L)), 0);
+    assertThat(tracker.persistedThrough("L")).isEqualTo(4);
+    assertThat(tracker.persistedThrough("other-log")).as("nothing claimed for it").isEqualTo(-1);
+  }
+
+  @Test
+  void aRegisteredServerWithoutAClaimYetHoldsEverythingBack() {
+    tracker.heartbeat(Set.of("a", "new"), Map.of("a", Map.of("L", 7L), "new", Map.of()), 0);
+    assertThat(tracker.persistedThrough("L")).isEqualTo(-1);
+  }
+
+  @Test
+  void aDeathIsReportedOnceWithTheLastClaimAndHoldsBackUntilForgotten() {
+    tracker.heartbeat(Set.of("a", "b"), Map.of("a", Map.of("L", 9L), "b", Map.of("L", 3L)), 0);
+    PersistenceTracker.Heartbeat hb = tracker.heartbeat(Set.of("a"),
+        Map.of("a", Map.of("L", 9L), "b", Map.of("L", 5L)), 100);
+    assertThat(hb.deaths()).singleElement().satisfies(d -> {
+      assertThat(d.server()).isEqualTo("b");
+      assertThat(d.persistedThrough("L")).isEqualTo(5);
+    });
+    assertThat(tracker.persistedThrough("L")).as("until shipped again").isEqualTo(5);
+    tracker.forget("b");
+    assertThat(tracker.persistedThrough("L")).isEqualTo(9);
+    assertThat(tracker.heartbeat(Set.of("a"), Map.of("a", Map.of("L", 9L), "b", Map.of("L", 5L)), 200).deaths())
+        .as("its claim is still published, but it is dead and forgotten").isEmpty();
+    assertThat(tracker.persistedThrough("L")).isEqualTo(9);
+  }
+
+  @Test
+  void heartbeatsFurtherApartThanTheClaimRetentionAskToShipEverythingAgain() {
+    assertThat(tracker.heartbeat(Set.of("a"), Map.of("a", Map.of()), 0).shipEverythingAgain()).isFalse();
+    assertThat(tracker.heartbeat(Set.of("a"), Map.of("a", Map.of()), 5_000).shipEverythingAgain()).isFalse();
+    assertThat(tracker.heartbeat(Set.of("a"), Map.of("a", Map.of()), 20_000).shipEverythingAgain()).isTrue();
+  }
+}

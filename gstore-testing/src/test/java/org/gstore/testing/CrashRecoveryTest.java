@@ -125,6 +125,76 @@ class CrashRecoveryTest {
     cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer(); // back to three for the next test
   }
 
+  /**
+   * Measures, in one run, how long after a leader's crash HBase serves the leader region's rows again (a plain
+   * {@code Get} of an ungrouped row of that region) and how long until the group commits again (replay included),
+   * polled side by side from the moment of the crash. Prints both for docs/recovery.md.
+   */
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void aGroupCommitsAgainSoonAfterHBaseServesItsLeaderRegionAgain() throws Exception {
+    List<byte[]> rows = TestRows.rows(100, 10);
+    byte[] probe = TestRows.row(110); // same bucket as the leader row, so the same region; never grouped
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      for (byte[] row : rows) {
+        table.put(Accounts.balance(row, OPENING_BALANCE));
+      }
+      table.put(Accounts.balance(probe, 0));
+    }
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("timed").leader(BANK, rows.get(0))
+        .members(BANK, rows).build());
+    for (int n = 1; n <= 20; n++) {
+      transfer(g, rows.get(n % 10), rows.get((n + 3) % 10), n);
+    }
+    java.util.concurrent.ExecutorService pollers = java.util.concurrent.Executors.newFixedThreadPool(2);
+    int leaderIndex = serverIndexHosting(rows.get(0));
+    ServerName leaderHost = hostOf(rows.get(0));
+    long crashedAt = System.nanoTime();
+    var hbaseBack = pollers.submit(() -> {
+      try (Table table = cluster.getConnection().getTable(BANK)) {
+        while (true) {
+          try {
+            table.get(new Get(probe));
+            if (!hostOf(probe).equals(leaderHost)) { // served by the region's next host
+              return (System.nanoTime() - crashedAt) / 1_000_000;
+            }
+          } catch (java.io.IOException e) {
+            // not served yet
+          }
+          Thread.sleep(20);
+        }
+      }
+    });
+    var gstoreBack = pollers.submit(() -> {
+      while (true) {
+        try {
+          transfer(g, rows.get(1), rows.get(2), 1);
+          if (!hostOf(rows.get(0)).equals(leaderHost)) {
+            return (System.nanoTime() - crashedAt) / 1_000_000;
+          }
+        } catch (Exception e) {
+          // not served yet
+        }
+        Thread.sleep(20);
+      }
+    });
+    cluster.crashRegionServer(leaderIndex);
+    long hbaseMillis = hbaseBack.get(2, TimeUnit.MINUTES);
+    long gstoreMillis = gstoreBack.get(2, TimeUnit.MINUTES);
+    pollers.shutdownNow();
+    System.out.printf("recovery time: HBase served the leader region again after %d ms, the group committed again"
+        + " after %d ms (G-Store adds %d ms)%n", hbaseMillis, gstoreMillis, gstoreMillis - hbaseMillis);
+    assertThat(balancesInGroup(g, rows).values().stream().mapToLong(Long::longValue).sum())
+        .isEqualTo(OPENING_BALANCE * rows.size());
+    cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer();
+  }
+
+  private static ServerName hostOf(byte[] row) throws java.io.IOException {
+    try (RegionLocator locator = cluster.getConnection().getRegionLocator(BANK)) {
+      return locator.getRegionLocation(row, false).getServerName();
+    }
+  }
+
   private static void transfer(KeyGroup g, byte[] from, byte[] to, long amount) throws Exception {
     g.transact(txn -> {
       long a = Accounts.balance(txn.get(BANK, new Get(from)));

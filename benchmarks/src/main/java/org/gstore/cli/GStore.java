@@ -25,6 +25,7 @@ import org.gstore.testing.GStoreMiniCluster;
  *              [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20] [--delta-ms 10] [--rows N]
  *              [--keys random|contiguous] [--distribution zipfian|uniform] [--shared-groups 8] [--txn-size 4]
  *              [--seconds S] [--warmup S] [--out target/bench]
+ * gstore status --conf hbase-site.xml
  * </pre>
  *
  * Without {@code --conf} it starts an embedded cluster (HDFS, ZooKeeper, HBase with G-Store, 3 region servers),
@@ -37,7 +38,8 @@ public final class GStore {
              gstore bench [--conf hbase-site.xml | --set key=value,...] [--quick] [--clients 1,2,4]
                           [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20] [--delta-ms 10]
                           [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
-                          [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]""";
+                          [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
+             gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries)""";
 
   private interface Job {
     boolean run(Connection connection, boolean embedded) throws Exception;
@@ -60,6 +62,7 @@ public final class GStore {
       Job job = switch (argv[0]) {
         case "demo" -> demo(options);
         case "bench" -> bench(options);
+        case "status" -> status(options);
         default -> throw fail("unknown command '" + argv[0] + "'\n" + USAGE);
       };
       return withCluster(options.get("--conf"), settings(options), job) ? 0 : 1;
@@ -76,6 +79,14 @@ public final class GStore {
     UsageException(String message) {
       super(message);
     }
+  }
+
+  private static Job status(Map<String, String> o) {
+    allow(o, "--conf");
+    return (connection, embedded) -> {
+      System.out.print(StatusReport.render(StatusReport.collect(connection.getConfiguration())));
+      return true;
+    };
   }
 
   private static Job demo(Map<String, String> o) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.junit.WithMiniCluster;
@@ -21,6 +22,16 @@ class GStoreCliTest {
     int code = GStore.run(new String[] {"demo", "--conf", site.toString(), "--players", "120", "--games", "4",
         "--dealers", "2", "--seats", "5", "--bets", "8"});
     assertThat(code).as("0: every chip accounted for, every audit held").isZero();
+
+    assertThat(GStore.run(new String[] {"status", "--conf", site.toString()})).isZero();
+    List<StatusReport.Server> servers = StatusReport.collect(cluster.getConfiguration());
+    assertThat(servers).filteredOn(s -> s.state().equals("alive")).hasSize(3)
+        .allSatisfy(s -> assertThat(s.walFiles()).as("each live server has its WAL").isPositive());
+    assertThat(servers).as("the demo's commits were shipped and claimed persisted")
+        .anySatisfy(s -> {
+          assertThat(s.shippedThrough()).isPositive();
+          assertThat(s.persistedThrough()).isPositive();
+        });
   }
 
   @Test

@@ -68,6 +68,14 @@ public record GStoreConfig(
   /** Bytes a datagram needs besides a message's group name and two rows (header, HMAC, field tags, ids). */
   static final int DATAGRAM_OVERHEAD_BYTES = 1_024;
 
+  /** Where every region server keeps its G-Store WAL, in a directory named after the server. */
+  public static org.apache.hadoop.fs.Path walRoot(Configuration conf) throws java.io.IOException {
+    String dir = conf.getTrimmed(WAL_DIR, "");
+    return dir.isEmpty()
+        ? new org.apache.hadoop.fs.Path(org.apache.hadoop.hbase.util.CommonFSUtils.getRootDir(conf), "gstore-wal")
+        : new org.apache.hadoop.fs.Path(dir);
+  }
+
   /** Reads and validates; {@link IllegalArgumentException} names the offending key. */
   public static GStoreConfig from(Configuration conf) {
     byte[] secret = clusterSecret(conf);

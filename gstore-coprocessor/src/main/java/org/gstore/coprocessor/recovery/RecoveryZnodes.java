@@ -94,6 +94,11 @@ public final class RecoveryZnodes {
     delete(persistedPath + "/" + server);
   }
 
+  /** Dead servers whose WAL some server is replaying now (it holds their recovery lock). */
+  public Set<String> recoveriesInProgress() throws IOException {
+    return readAll(locksPath).keySet();
+  }
+
   /** Takes the recovery lock of {@code deadServer}; false if another server holds it. */
   boolean tryLock(String deadServer) throws IOException {
     return call(() -> {

@@ -47,8 +47,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class WalRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(WalRecovery.class);
-  static final String RECOVERING = ".recovering";
-  static final String RECOVERED = ".recovered-";
+  /** Suffix of a dead server's WAL directory while it is fenced and replayed. */
+  public static final String RECOVERING = ".recovering";
+  /** Suffix (followed by the time) of a dead server's replayed WAL directory, kept for the retention. */
+  public static final String RECOVERED = ".recovered-";
   private static final int BATCH = 500;
 
   /** What one pass did. */

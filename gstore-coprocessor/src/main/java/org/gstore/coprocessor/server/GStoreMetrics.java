@@ -110,6 +110,7 @@ public final class GStoreMetrics {
       gauge(r, "shipperPersistedThrough", () -> s.heartbeat == null ? -1L : s.heartbeat.persistedThrough());
       gauge(r, "shipperUnpersisted", () -> s.shipper == null ? 0L : s.shipper.unpersistedCount());
       gauge(r, "shipperShippedAgain", () -> s.shipper == null ? 0L : s.shipper.shippedAgainCount());
+      gauge(r, "shipperPersistedOnDrain", () -> s.shipper == null ? 0L : s.shipper.persistedOnDrainCount());
       gauge(r, "persistenceHeartbeatFailures", () -> s.heartbeat == null ? 0L : s.heartbeat.failures());
       gauge(r, "serverDeathsSeen", () -> s.heartbeat == null ? 0L : s.heartbeat.deathsSeen());
       gauge(r, "walFiles", () -> s.wal == null ? 0L : s.wal.fileCount());

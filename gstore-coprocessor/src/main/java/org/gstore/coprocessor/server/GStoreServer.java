@@ -136,7 +136,7 @@ public final class GStoreServer implements Closeable {
     this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
     this.protocolThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-protocol-"));
     WalMetrics walMetrics = new WalMetrics(env.getMetricRegistryForRegionServer());
-    Path walRoot = walRoot(env.getConfiguration());
+    Path walRoot = GStoreConfig.walRoot(env.getConfiguration());
     FileSystem walFs = walRoot.getFileSystem(env.getConfiguration());
     this.wal = new SharedWal(walFs, new Path(walRoot, serverName.getServerName()), config.walStreams(),
         config.walRollBytes(), config.walHsync(), walMetrics);
@@ -202,13 +202,6 @@ public final class GStoreServer implements Closeable {
     for (WAL w : wals) {
       w.sync();
     }
-  }
-
-  /** Where every region server keeps its G-Store WAL, in a directory named after the server. */
-  private Path walRoot(org.apache.hadoop.conf.Configuration conf) throws IOException {
-    return config.walDir().isEmpty()
-        ? new Path(org.apache.hadoop.hbase.util.CommonFSUtils.getRootDir(conf), "gstore-wal")
-        : new Path(config.walDir());
   }
 
   /** The engine's record of a group, read on the protocol thread. */

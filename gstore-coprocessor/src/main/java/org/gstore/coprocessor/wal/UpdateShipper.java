@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * claimed (T_P) a shipment number at or above its own ({@link #forgetPersistedThrough}), and ships it again if a
  * server that may have lost it dies ({@link #shipAgainAbove}). A commit shipped again gets a new number, so a claim
  * made before it arrived does not cover it. Deletes and leader-region closes wait until their group's commits are
- * no longer held ({@link #drain}). The WAL keeps every record the shipper has not yet seen or still holds
+ * no longer held, persisting the group's last ones themselves ({@link #drain}). The WAL keeps every record the shipper has not yet seen or still holds
  * ({@link #walNeededAbove}).
  *
  * <p>A commit that HBase refuses for good (a {@link DoNotRetryIOException}: its column family or table was dropped
@@ -52,6 +52,8 @@ public final class UpdateShipper implements Closeable {
   private record Held(Shipment shipment, long shippableAt) {}
 
   private final CommitApplier applier;
+  /** Writes a draining group's unpersisted commits again, persisted (ASYNC_WAL only). */
+  private final CommitApplier syncApplier;
   private final boolean persistedWhenShipped;
   private final BatchingThread<Held> thread;
   private final long delayMillis;
@@ -68,6 +70,7 @@ public final class UpdateShipper implements Closeable {
   private long shippedThrough = -1;
   private long quarantined;
   private long shippedAgain;
+  private long persistedOnDrain;
 
   public UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams) {
     this(connection, tokens, durability, streams, 0);
@@ -77,6 +80,7 @@ public final class UpdateShipper implements Closeable {
   public UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams,
       long delayMillis) {
     this.applier = new CommitApplier(connection, tokens, durability);
+    this.syncApplier = new CommitApplier(connection, tokens, Durability.SYNC_WAL);
     this.persistedWhenShipped = durability == Durability.SYNC_WAL || durability == Durability.FSYNC_WAL;
     this.handedOver = new Watermark[streams];
     for (int i = 0; i < streams; i++) {
@@ -97,21 +101,54 @@ public final class UpdateShipper implements Closeable {
     thread.add(new Held(s, System.currentTimeMillis() + delayMillis));
   }
 
-  /** Waits until every commit of {@code group} handed over so far is in HBase and persisted there. */
-  public synchronized void drain(GroupRef group, long timeoutMillis) throws IOException {
+  /**
+   * Waits until every commit of {@code group} handed over so far is in HBase and persisted there. With
+   * {@code ASYNC_WAL} it does not wait for the servers' claims: once the group's commits are shipped, it writes the
+   * unpersisted ones again with {@code SYNC_WAL} (idempotent), which persists each write at whichever server hosts
+   * its row now, the original copy's server or the one that took the region over.
+   */
+  public void drain(GroupRef group, long timeoutMillis) throws IOException {
     long deadline = System.currentTimeMillis() + timeoutMillis;
-    while (heldPerGroup.getOrDefault(group, 0) > 0) {
-      long left = deadline - System.currentTimeMillis();
-      if (left <= 0 || thread.isClosed()) {
-        throw new IOException("commits of group " + group.id() + " are not all " + (queuedOf(group) > 0
-            ? "shipped to HBase" : "persisted in HBase's WAL") + " yet");
+    while (true) {
+      List<Shipment> unpersistedOfGroup = new ArrayList<>();
+      synchronized (this) {
+        while (heldPerGroup.getOrDefault(group, 0) > 0 && queuedOf(group) > 0) {
+          awaitUntil(deadline, group, "shipped to HBase");
+        }
+        if (heldPerGroup.getOrDefault(group, 0) == 0) {
+          return;
+        }
+        unpersisted.keySet().stream().filter(s -> s.group().equals(group)).forEach(unpersistedOfGroup::add);
       }
-      try {
-        wait(left);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted draining " + group.id());
+      if (!unpersistedOfGroup.isEmpty()) {
+        syncApplier.apply(unpersistedOfGroup);
+        synchronized (this) {
+          for (Shipment s : unpersistedOfGroup) {
+            if (unpersisted.remove(s) != null) { // else it is being shipped again: the next round waits for it
+              release(s);
+            }
+          }
+          persistedOnDrain += unpersistedOfGroup.size();
+          notifyAll();
+        }
+      } else {
+        synchronized (this) {
+          awaitUntil(deadline, group, "persisted in HBase's WAL");
+        }
       }
+    }
+  }
+
+  private void awaitUntil(long deadline, GroupRef group, String what) throws IOException {
+    long left = deadline - System.currentTimeMillis();
+    if (left <= 0 || thread.isClosed()) {
+      throw new IOException("commits of group " + group.id() + " are not all " + what + " yet");
+    }
+    try {
+      wait(left);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted draining " + group.id());
     }
   }
 
@@ -183,6 +220,11 @@ public final class UpdateShipper implements Closeable {
   /** Commits shipped again because a region server that may have lost them died. */
   public synchronized long shippedAgainCount() {
     return shippedAgain;
+  }
+
+  /** ASYNC_WAL: commits written again with SYNC_WAL because their group was deleted or its region closed. */
+  public synchronized long persistedOnDrainCount() {
+    return persistedOnDrain;
   }
 
   public boolean isClosed() {

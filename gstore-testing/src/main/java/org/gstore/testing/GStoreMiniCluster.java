@@ -153,14 +153,31 @@ public final class GStoreMiniCluster implements AutoCloseable {
    * server's name once no region is in transition.
    */
   public ServerName crashRegionServer(int index) throws IOException {
-    MiniHBaseCluster hbase = util.getMiniHBaseCluster();
-    ServerName name = hbase.getLiveRegionServerThreads().get(index).getRegionServer().getServerName();
-    GStoreServer.crash(name);
-    hbase.killRegionServer(name);
-    hbase.waitForRegionServerToStop(name, 60_000);
-    util.waitUntilNoRegionsInTransition(120_000);
-    return name;
+    return crashRegionServers(index).get(0);
   }
+
+  /**
+   * Crashes several live region servers at once, as {@link #crashRegionServer} crashes one ({@code indexes} in
+   * the order of {@code getLiveRegionServerThreads()} before any of them dies). Returns their names once no region
+   * is in transition.
+   */
+  public java.util.List<ServerName> crashRegionServers(int... indexes) throws IOException {
+    MiniHBaseCluster hbase = util.getMiniHBaseCluster();
+    java.util.List<ServerName> names = new java.util.ArrayList<>();
+    for (int index : indexes) {
+      names.add(hbase.getLiveRegionServerThreads().get(index).getRegionServer().getServerName());
+    }
+    names.forEach(GStoreServer::crash);
+    for (ServerName name : names) {
+      hbase.killRegionServer(name);
+    }
+    for (ServerName name : names) {
+      hbase.waitForRegionServerToStop(name, 60_000);
+    }
+    util.waitUntilNoRegionsInTransition(120_000);
+    return names;
+  }
+
 
   /**
    * Writes the cluster's configuration as an {@code hbase-site.xml}, for tools that take one (the {@code gstore}

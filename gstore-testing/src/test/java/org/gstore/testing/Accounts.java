@@ -1,8 +1,12 @@
 package org.gstore.testing;
 
+import java.io.IOException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.gstore.client.KeyGroup;
 
 /** Bank-account rows for transaction tests: one balance column, a long. */
 final class Accounts {
@@ -20,5 +24,16 @@ final class Accounts {
   /** A write setting {@code row}'s balance to {@code value}. */
   static Put balance(byte[] row, long value) {
     return new Put(row).addColumn(CF, BALANCE, Bytes.toBytes(value));
+  }
+
+  /** Moves {@code amount} from one account of the group to another (two different rows), in one transaction. */
+  static void transfer(KeyGroup group, TableName table, byte[] from, byte[] to, long amount) throws IOException {
+    group.transact(txn -> {
+      long fromBalance = balance(txn.get(table, new Get(from)));
+      long toBalance = balance(txn.get(table, new Get(to)));
+      txn.put(table, balance(from, fromBalance - amount));
+      txn.put(table, balance(to, toBalance + amount));
+      return null;
+    });
   }
 }

@@ -196,13 +196,7 @@ class CrashRecoveryTest {
   }
 
   private static void transfer(KeyGroup g, byte[] from, byte[] to, long amount) throws Exception {
-    g.transact(txn -> {
-      long a = Accounts.balance(txn.get(BANK, new Get(from)));
-      long b = Accounts.balance(txn.get(BANK, new Get(to)));
-      txn.put(BANK, Accounts.balance(from, a - amount));
-      txn.put(BANK, Accounts.balance(to, b + amount));
-      return null;
-    });
+    Accounts.transfer(g, BANK, from, to, amount);
   }
 
   private static Map<String, Long> balancesInGroup(KeyGroup g, List<byte[]> rows) throws Exception {
@@ -229,17 +223,7 @@ class CrashRecoveryTest {
   }
 
   private static int serverIndexHosting(byte[] row) throws Exception {
-    ServerName host;
-    try (RegionLocator locator = cluster.getConnection().getRegionLocator(BANK)) {
-      host = locator.getRegionLocation(row, true).getServerName();
-    }
-    var threads = cluster.getTestingUtility().getMiniHBaseCluster().getLiveRegionServerThreads();
-    for (int i = 0; i < threads.size(); i++) {
-      if (threads.get(i).getRegionServer().getServerName().equals(host)) {
-        return i;
-      }
-    }
-    throw new AssertionError("no live server hosts " + Bytes.toString(row));
+    return TestRegions.serverIndex(cluster, TestRegions.hostOf(cluster, BANK, row));
   }
 
   private static CommitResponse commitRaw(byte[] leader, CommitRequest request) throws Exception {

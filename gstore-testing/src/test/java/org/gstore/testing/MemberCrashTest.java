@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.zookeeper.ZKUtil;
 import org.apache.hadoop.hbase.zookeeper.ZKWatcher;
@@ -45,9 +44,15 @@ class MemberCrashTest {
           table.put(Accounts.balance(row, 1_000));
         }
       }
-      ServerName leaderHost = hostOf(cluster, rows.get(0));
-      byte[] memberRow = rows.stream().filter(r -> !hostOf(cluster, r).equals(leaderHost)).findFirst().orElseThrow();
-      ServerName memberHost = hostOf(cluster, memberRow);
+      ServerName leaderHost = TestRegions.hostOf(cluster, BANK, rows.get(0));
+      byte[] memberRow = null;
+      for (byte[] r : rows) {
+        if (memberRow == null && !TestRegions.hostOf(cluster, BANK, r).equals(leaderHost)) {
+          memberRow = r;
+        }
+      }
+      ServerName memberHost = TestRegions.hostOf(cluster, BANK, memberRow);
+      byte[] member = memberRow;
       KeyGroup g = client.createGroup(GroupSpec.builder().id("members-crash").leader(BANK, rows.get(0))
           .members(BANK, rows).build());
       GStoreServer leader = GStoreServer.on(leaderHost);
@@ -56,7 +61,7 @@ class MemberCrashTest {
       int transfers = 0;
       do { // until the member server holds a shipped write it has not claimed yet
         transfers++;
-        transfer(g, rows.get(0), memberRow, 1);
+        Accounts.transfer(g, BANK, rows.get(0), member, 1);
         long target = leader.shipper().shippedThrough() + 1;
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> leader.shipper().shippedThrough() >= target);
         shipped = leader.shipper().shippedThrough();
@@ -65,7 +70,7 @@ class MemberCrashTest {
           .isLessThan(shipped);
       assertThat(leader.shipper().unpersistedCount()).isPositive();
 
-      cluster.crashRegionServer(indexOf(cluster, memberHost));
+      cluster.crashRegionServer(TestRegions.serverIndex(cluster, memberHost));
 
       Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> leader.shipper().shippedAgainCount() > 0);
       Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> leader.shipper().unpersistedCount() == 0);
@@ -75,16 +80,6 @@ class MemberCrashTest {
         assertThat(Accounts.balance(table.get(new Get(memberRow)))).isEqualTo(1_000 + transfers);
       }
     }
-  }
-
-  private static void transfer(KeyGroup g, byte[] from, byte[] to, long amount) throws Exception {
-    g.transact(txn -> {
-      long a = Accounts.balance(txn.get(BANK, new Get(from)));
-      long b = Accounts.balance(txn.get(BANK, new Get(to)));
-      txn.put(BANK, Accounts.balance(from, a - amount));
-      txn.put(BANK, Accounts.balance(to, b + amount));
-      return null;
-    });
   }
 
   /** The member server's T_P claim for the leader's shipments (-1 if none). */
@@ -100,23 +95,5 @@ class MemberCrashTest {
       }
     }
     return -1;
-  }
-
-  private static ServerName hostOf(GStoreMiniCluster cluster, byte[] row) {
-    try (RegionLocator locator = cluster.getConnection().getRegionLocator(BANK)) {
-      return locator.getRegionLocation(row, true).getServerName();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
-  private static int indexOf(GStoreMiniCluster cluster, ServerName server) {
-    var threads = cluster.getTestingUtility().getMiniHBaseCluster().getLiveRegionServerThreads();
-    for (int i = 0; i < threads.size(); i++) {
-      if (threads.get(i).getRegionServer().getServerName().equals(server)) {
-        return i;
-      }
-    }
-    throw new AssertionError("no live server " + server);
   }
 }

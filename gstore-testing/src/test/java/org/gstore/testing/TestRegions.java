@@ -36,4 +36,22 @@ final class TestRegions {
       cluster.getTestingUtility().waitUntilNoRegionsInTransition(60_000);
     }
   }
+
+  /** The region server hosting {@code row} (looked up afresh). */
+  static ServerName hostOf(GStoreMiniCluster cluster, TableName table, byte[] row) throws java.io.IOException {
+    try (org.apache.hadoop.hbase.client.RegionLocator locator = cluster.getConnection().getRegionLocator(table)) {
+      return locator.getRegionLocation(row, true).getServerName();
+    }
+  }
+
+  /** The index of {@code server} among the live region server threads (for crashRegionServer). */
+  static int serverIndex(GStoreMiniCluster cluster, ServerName server) {
+    var threads = cluster.getTestingUtility().getMiniHBaseCluster().getLiveRegionServerThreads();
+    for (int i = 0; i < threads.size(); i++) {
+      if (threads.get(i).getRegionServer().getServerName().equals(server)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no live region server " + server);
+  }
 }

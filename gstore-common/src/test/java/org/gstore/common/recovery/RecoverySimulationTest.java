@@ -54,7 +54,8 @@ class RecoverySimulationTest {
         caught = r;
       }
     }
-    assertThat(caught).as("a WAL watermark that passes a record not yet handed to the shipper must be caught").isNotNull();
+    assertThat(caught).as("a WAL watermark that passes a record not yet handed to the shipper must be caught")
+        .isNotNull();
     assertThat(caught.violations()).anyMatch(v -> v.contains("before it is persisted")
         || v.contains("neither persisted nor held"));
   }

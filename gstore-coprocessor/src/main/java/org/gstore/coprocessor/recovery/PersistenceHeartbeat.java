@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  *        what it had not claimed (its regions' new hosts take it); then drop what every server has claimed
  *     6. delete the WAL files no replay needs
  * </pre>
- * A beat that fails (ZooKeeper or HDFS unavailable) changes nothing and is retried at the next one: the shipper
- * just holds its commits longer.
+ * A beat publishes only what changed (ZooKeeper syncs every write to its disk). A beat that fails (ZooKeeper or HDFS
+ * unavailable) changes nothing and is retried at the next one: the shipper just holds its commits longer.
  */
 public final class PersistenceHeartbeat implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(PersistenceHeartbeat.class);
@@ -43,6 +43,8 @@ public final class PersistenceHeartbeat implements Runnable {
   private volatile long failures;
   private volatile long deathsSeen;
   private volatile long walFilesDeleted;
+  private Map<String, Long> claimed;
+  private long published = Long.MIN_VALUE;
 
   /** @param retainMillis how long dead servers' claims and closed WAL files are kept */
   public PersistenceHeartbeat(String self, RecoveryZnodes znodes, WalSync walSync, UpdateShipper shipper,
@@ -68,10 +70,16 @@ public final class PersistenceHeartbeat implements Runnable {
 
   private void beat() throws IOException {
     Map<String, Long> flushed = znodes.flushed();
-    walSync.syncAll();
-    znodes.publishClaim(self, flushed);
-
-    znodes.publishFlushed(self, shipper.shippedThrough());
+    if (!flushed.equals(claimed)) { // ZooKeeper writes are synced to its disk: none when nothing changed
+      walSync.syncAll();
+      znodes.publishClaim(self, flushed);
+      claimed = flushed;
+    }
+    long shippedThrough = shipper.shippedThrough();
+    if (shippedThrough != published) {
+      znodes.publishFlushed(self, shippedThrough);
+      published = shippedThrough;
+    }
     PersistenceTracker.Heartbeat hb = tracker.heartbeat(znodes.liveServers(), znodes.claims(),
         System.currentTimeMillis());
     for (PersistenceTracker.Death death : hb.deaths()) {

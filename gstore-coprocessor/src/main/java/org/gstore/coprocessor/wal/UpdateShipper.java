@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * claimed (T_P) a shipment number at or above its own ({@link #forgetPersistedThrough}), and ships it again if a
  * server that may have lost it dies ({@link #shipAgainAbove}). A commit shipped again gets a new number, so a claim
  * made before it arrived does not cover it. Deletes and leader-region closes wait until their group's commits are
- * no longer held, persisting the group's last ones themselves ({@link #drain}). The WAL keeps every record the shipper has not yet seen or still holds
- * ({@link #walNeededAbove}).
+ * no longer held, persisting the group's last ones themselves ({@link #drain}). The WAL keeps every record the
+ * shipper has not yet seen or still holds ({@link #walNeededAbove}).
  *
  * <p>A commit that HBase refuses for good (a {@link DoNotRetryIOException}: its column family or table was dropped
  * after it committed, say) must not stop everyone else's: the batch is then shipped one commit at a time, and a

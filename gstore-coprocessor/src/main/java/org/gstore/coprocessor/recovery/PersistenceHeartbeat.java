@@ -62,9 +62,12 @@ public final class PersistenceHeartbeat implements Runnable {
   public void run() {
     try {
       beat();
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
       failures++;
       LOG.warn("G-Store persistence heartbeat failed ({}); retrying at the next one", e.toString());
+    } catch (Throwable e) { // NOPMD: an escaping throwable would cancel every later heartbeat
+      failures++;
+      LOG.error("G-Store persistence heartbeat failed unexpectedly; retrying at the next one", e);
     }
   }
 

@@ -82,7 +82,6 @@ public final class GStoreMetrics {
     volatile Supplier<Integer> groupsLed = () -> 0;
     volatile Supplier<Integer> fencedRows = () -> 0;
     volatile UpdateShipper shipper;
-    volatile int walStreams;
     volatile org.gstore.coprocessor.recovery.PersistenceHeartbeat heartbeat;
     volatile org.gstore.coprocessor.wal.SharedWal wal;
   }

@@ -25,8 +25,8 @@ import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.OnlineRegions;
-import org.apache.hadoop.hbase.wal.WAL;
 import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.wal.WAL;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.Datagram;
 import org.gstore.common.protocol.GroupId;
@@ -166,7 +166,6 @@ public final class GStoreServer implements Closeable {
     gauges.groupsLed = () -> engine.getNow(null) == null ? 0 : engine.getNow(null).groupCount();
     gauges.fencedRows = hosted::fencedRows;
     gauges.shipper = shipper;
-    gauges.walStreams = wal.streams();
     gauges.heartbeat = heartbeat;
     gauges.wal = wal;
     try {
@@ -315,7 +314,7 @@ public final class GStoreServer implements Closeable {
         WalRecovery.Pass pass = recovery.recoverDeadServers();
         metrics.recovered(pass);
         break;
-      } catch (IOException | RuntimeException e) {
+      } catch (Throwable e) { // NOPMD: the region must not wait forever on a thread that died
         LOG.warn("G-Store cannot replay the WAL of dead servers yet ({}); {} waits for it", e.toString(),
             info.getRegionNameAsString());
         sleep(backoff);

@@ -99,7 +99,7 @@ public final class GroupCaches {
           throw moving(id);
         }
         GroupCache loaded = loader.load(record.get(), newIncarnation());
-        LOG.info("G-Store loaded group {} ({} members, newest commit {}, incarnation {})", id,
+        LOG.debug("G-Store loaded group {} ({} members, newest commit {}, incarnation {})", id,
             record.get().members(MemberState.Status.JOINED).size(), loaded.lastCommitTs(), loaded.incarnation);
         recoveredTxns.apply(loaded.group).forEach((txnId, commitTs) -> loaded.remember(txnId,
             CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED).setCommitTs(commitTs).build()));

@@ -114,7 +114,7 @@ public record GStoreConfig(
         durability(conf),
         longIn(conf, SHIPPER_DELAY_MS, 0, 0, 600_000),
         longIn(conf, RECOVERY_RETAIN_MS, 600_000, 1_000, 7L * 24 * 3_600_000),
-        longIn(conf, RECOVERY_HEARTBEAT_MS, 1_000, 10, 60_000));
+        longIn(conf, RECOVERY_HEARTBEAT_MS, 5_000, 10, 600_000));
   }
 
   /**

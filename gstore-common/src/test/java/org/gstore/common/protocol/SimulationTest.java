@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.concurrent.TimeUnit;
+import org.gstore.common.sim.SeededRuns;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,11 +19,9 @@ class SimulationTest {
   @Test
   @Timeout(value = 60, unit = TimeUnit.MINUTES)
   void randomSchedulesStaySafeAndLeaveNoGhostGroups() {
-    String seedProperty = System.getProperty("gstore.sim.seed", "");
-    String runsProperty = System.getProperty("gstore.sim.runs", "");
-    boolean replay = !seedProperty.isBlank() && runsProperty.isBlank();
-    long base = seedProperty.isBlank() ? System.nanoTime() : Long.parseLong(seedProperty.trim());
-    int runs = replay ? 1 : runsProperty.isBlank() ? DEFAULT_RUNS : Integer.parseInt(runsProperty.trim());
+    SeededRuns schedules = SeededRuns.fromSystemProperties("gstore.sim", DEFAULT_RUNS);
+    long base = schedules.firstSeed();
+    int runs = schedules.runs();
 
     int violations = 0;
     int ghosts = 0;

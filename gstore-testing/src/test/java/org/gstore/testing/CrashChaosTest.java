@@ -2,6 +2,7 @@ package org.gstore.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Table;
+import org.awaitility.Awaitility;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
@@ -78,7 +80,6 @@ class CrashChaosTest {
               failed.incrementAndGet();
             } catch (Exception e) { // the crash: this transfer's outcome is unknown, but it is atomic
               failed.incrementAndGet();
-              sleep(200);
             }
           }
           return null;
@@ -87,7 +88,7 @@ class CrashChaosTest {
 
       Random chaos = new Random(42);
       for (int crash = 0; crash < CRASHES; crash++) {
-        sleep(2_000);
+        awaitMoreTransfers(committed); // every crash comes with transfers in flight, after some went through
         if (crash == CRASHES / 2) { // two at once: leaders and members of the same groups among them
           cluster.crashRegionServers(0, 1);
           cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer();
@@ -97,7 +98,7 @@ class CrashChaosTest {
         }
         cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer();
       }
-      sleep(2_000);
+      awaitMoreTransfers(committed); // transfers go through again after the last crash
       running.set(false);
       for (Future<?> w : workers) {
         w.get(2, TimeUnit.MINUTES);
@@ -131,11 +132,10 @@ class CrashChaosTest {
     }
   }
 
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+  /** Waits until 20 more transfers have committed since the call. */
+  private static void awaitMoreTransfers(AtomicLong committed) {
+    long target = committed.get() + 20;
+    Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> committed.get() >= target);
   }
+
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.CommonFSUtils;
+import org.awaitility.Awaitility;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
@@ -150,34 +152,16 @@ class CrashRecoveryTest {
     int leaderIndex = serverIndexHosting(rows.get(0));
     ServerName leaderHost = hostOf(rows.get(0));
     long crashedAt = System.nanoTime();
-    var hbaseBack = pollers.submit(() -> {
+    var hbaseBack = pollers.submit(() -> millisUntil(crashedAt, () -> {
       try (Table table = cluster.getConnection().getTable(BANK)) {
-        while (true) {
-          try {
-            table.get(new Get(probe));
-            if (!hostOf(probe).equals(leaderHost)) { // served by the region's next host
-              return (System.nanoTime() - crashedAt) / 1_000_000;
-            }
-          } catch (java.io.IOException e) {
-            // not served yet
-          }
-          Thread.sleep(20);
-        }
+        table.get(new Get(probe));
+        return !hostOf(probe).equals(leaderHost); // served by the region's next host
       }
-    });
-    var gstoreBack = pollers.submit(() -> {
-      while (true) {
-        try {
-          transfer(g, rows.get(1), rows.get(2), 1);
-          if (!hostOf(rows.get(0)).equals(leaderHost)) {
-            return (System.nanoTime() - crashedAt) / 1_000_000;
-          }
-        } catch (Exception e) {
-          // not served yet
-        }
-        Thread.sleep(20);
-      }
-    });
+    }));
+    var gstoreBack = pollers.submit(() -> millisUntil(crashedAt, () -> {
+      transfer(g, rows.get(1), rows.get(2), 1);
+      return !hostOf(rows.get(0)).equals(leaderHost);
+    }));
     cluster.crashRegionServer(leaderIndex);
     long hbaseMillis = hbaseBack.get(2, TimeUnit.MINUTES);
     long gstoreMillis = gstoreBack.get(2, TimeUnit.MINUTES);
@@ -189,6 +173,19 @@ class CrashRecoveryTest {
     cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer();
   }
 
+  /** Milliseconds from {@code since} until {@code served} first holds without throwing, polled every 20 ms. */
+  private static long millisUntil(long since, java.util.concurrent.Callable<Boolean> served) {
+    Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(20)).until(() -> {
+      try {
+        return served.call();
+      } catch (Exception notYet) {
+        return false;
+      }
+    });
+    return (System.nanoTime() - since) / 1_000_000;
+  }
+
+  /** Where the client's last call for {@code row} went: its cached location, not a fresh lookup. */
   private static ServerName hostOf(byte[] row) throws java.io.IOException {
     try (RegionLocator locator = cluster.getConnection().getRegionLocator(BANK)) {
       return locator.getRegionLocation(row, false).getServerName();

@@ -39,7 +39,9 @@ public final class GStore {
                           [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20] [--delta-ms 10]
                           [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
                           [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
-             gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries)""";
+             gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries)
+             gstore cluster start|stop|status|kill|restart [--dir target/cluster] ...   (gstore cluster help)
+             gstore chaos --conf hbase-site.xml [--dir target/cluster] [--minutes 5] [--kill-every 30s] ...""";
 
   private interface Job {
     boolean run(Connection connection, boolean embedded) throws Exception;
@@ -57,6 +59,9 @@ public final class GStore {
       if (argv.length == 0 || argv[0].equals("help") || argv[0].equals("--help")) {
         System.out.println(USAGE);
         return 0;
+      }
+      if (argv[0].equals("cluster")) {
+        return ClusterCommand.run(java.util.Arrays.copyOfRange(argv, 1, argv.length), System.out);
       }
       Map<String, String> options = options(argv);
       Job job = switch (argv[0]) {
@@ -137,7 +142,7 @@ public final class GStore {
   }
 
   /** {@code --set key=value,key=value}: settings of the embedded cluster (G-Store's keys among them). */
-  private static Map<String, String> settings(Map<String, String> options) {
+  static Map<String, String> settings(Map<String, String> options) {
     Map<String, String> settings = new HashMap<>();
     String raw = options.get("--set");
     if (raw == null) {
@@ -175,7 +180,7 @@ public final class GStore {
   }
 
   /** {@code --flag value} pairs after the command; {@code --quick} takes no value. */
-  private static Map<String, String> options(String[] argv) {
+  static Map<String, String> options(String[] argv) {
     Map<String, String> options = new HashMap<>();
     for (int i = 1; i < argv.length; i++) {
       String flag = argv[i];
@@ -193,7 +198,7 @@ public final class GStore {
     return options;
   }
 
-  private static void allow(Map<String, String> options, String... known) {
+  static void allow(Map<String, String> options, String... known) {
     for (String flag : options.keySet()) {
       if (!Set.of(known).contains(flag)) {
         throw fail("unknown option " + flag + "\n" + USAGE);
@@ -201,7 +206,7 @@ public final class GStore {
     }
   }
 
-  private static int positive(Map<String, String> options, String flag, int dflt) {
+  static int positive(Map<String, String> options, String flag, int dflt) {
     String value = options.get(flag);
     if (value == null) {
       return dflt;
@@ -217,7 +222,7 @@ public final class GStore {
     throw fail(flag + " must be a positive whole number, not '" + value + "'");
   }
 
-  private static UsageException fail(String message) {
+  static UsageException fail(String message) {
     return new UsageException(message);
   }
 }

@@ -17,6 +17,8 @@ import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.MasterObserver;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.gstore.common.wire.RecordCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.gstore.coprocessor.server.StateRows;
 import org.gstore.coprocessor.server.StateTables;
 import org.gstore.coprocessor.server.TableGuard;
@@ -27,14 +29,56 @@ import org.gstore.coprocessor.server.TableGuard;
  * G-Store from its descriptor. Install it with {@code hbase.coprocessor.master.classes}. Such changes would drop
  * the rows (and with them commits the groups still hold), or stop fencing them while their leaders still own
  * them. Delete the groups first; the error names one of them.
+ *
+ * <p>It also creates G-Store's namespace and state tables as soon as the master is active, so they exist before
+ * the first user table opens. It does so on a thread of its own that retries until it succeeds: the master must not
+ * wait on it, and a region server that opens a G-Store region first creates them itself anyway.
  */
 public class GStoreMasterObserver implements MasterCoprocessor, MasterObserver {
+  private static final Logger LOG = LoggerFactory.getLogger(GStoreMasterObserver.class);
   private MasterCoprocessorEnvironment env;
+  private volatile Thread stateTablesCreator;
 
   @Override
   public void start(org.apache.hadoop.hbase.CoprocessorEnvironment environment) {
     if (environment instanceof MasterCoprocessorEnvironment master) {
       this.env = master;
+    }
+  }
+
+  @Override
+  public void postStartMaster(ObserverContext<MasterCoprocessorEnvironment> ctx) {
+    Thread creator = new Thread(this::createStateTables, "gstore-state-tables");
+    creator.setDaemon(true);
+    stateTablesCreator = creator;
+    creator.start();
+  }
+
+  @Override
+  public void stop(org.apache.hadoop.hbase.CoprocessorEnvironment environment) {
+    Thread creator = stateTablesCreator;
+    if (creator != null) {
+      creator.interrupt();
+    }
+  }
+
+  private void createStateTables() {
+    for (long backoffMs = 500; ; backoffMs = Math.min(backoffMs * 2, 10_000)) {
+      try {
+        StateTables.ensureExist(env.getConnection());
+        LOG.info("G-Store's namespace '{}' and state tables exist", StateTables.NAMESPACE);
+        return;
+      } catch (IOException | RuntimeException e) {
+        if (Thread.currentThread().isInterrupted()) {
+          return;
+        }
+        LOG.warn("could not create G-Store's state tables yet ({}); retrying in {} ms", e.toString(), backoffMs);
+      }
+      try {
+        Thread.sleep(backoffMs);
+      } catch (InterruptedException e) {
+        return; // the master is stopping
+      }
     }
   }
 

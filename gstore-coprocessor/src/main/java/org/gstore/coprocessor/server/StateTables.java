@@ -50,6 +50,14 @@ public final class StateTables {
 
   /** Creates the namespace and tables if missing (idempotent; several servers may race). */
   void ensureExist() throws IOException {
+    ensureExist(connection);
+  }
+
+  /**
+   * Creates the namespace and tables on {@code connection}'s cluster if missing. Idempotent, and safe when the
+   * master and several region servers race to do it.
+   */
+  public static void ensureExist(Connection connection) throws IOException {
     try (Admin admin = connection.getAdmin()) {
       try {
         admin.createNamespace(NamespaceDescriptor.create(NAMESPACE).build());

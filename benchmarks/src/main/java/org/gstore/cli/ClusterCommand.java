@@ -1,0 +1,97 @@
+package org.gstore.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.gstore.testing.process.ClusterLayout;
+import org.gstore.testing.process.ProcessCluster;
+
+/**
+ * {@code gstore cluster ...}: a real G-Store cluster of separate processes on this machine (ZooKeeper, HDFS
+ * NameNode and DataNode, HMaster, region servers with G-Store installed as docs/operations.md says), run from the
+ * distribution this command line itself runs from.
+ */
+final class ClusterCommand {
+  static final String USAGE = """
+      usage: gstore cluster start   [--dir target/cluster] [--rs 3] [--base-port 21000] [--set key=value,...]
+             gstore cluster status  [--dir target/cluster]
+             gstore cluster kill    (--rs N | --role zookeeper|namenode|datanode|master) [--signal 9] [--dir ...]
+             gstore cluster restart (--rs N | --role ...) [--dir target/cluster]
+             gstore cluster stop    [--dir target/cluster]
+      'start' returns once the cluster serves and prints the hbase-site.xml for clients
+      (then: gstore demo --conf target/cluster/hbase-site.xml).""";
+
+  private ClusterCommand() {}
+
+  /** {@code argv[0]} is the subcommand. Returns the exit code. */
+  static int run(String[] argv, PrintStream out) throws IOException {
+    if (argv.length == 0 || argv[0].equals("help") || argv[0].equals("--help")) {
+      out.println(USAGE);
+      return argv.length == 0 ? 2 : 0;
+    }
+    Map<String, String> o = GStore.options(argv);
+    Path dir = Path.of(o.getOrDefault("--dir", "target/cluster"));
+    try {
+      switch (argv[0]) {
+        case "start" -> {
+          GStore.allow(o, "--dir", "--rs", "--base-port", "--set");
+          ClusterLayout layout = new ClusterLayout(dir, home(), GStore.positive(o, "--rs", 3),
+              GStore.positive(o, "--base-port", 21_000), GStore.settings(o));
+          ProcessCluster.create(layout, out).start();
+          out.println("hbase-site.xml for clients: " + layout.clientSite());
+        }
+        case "stop" -> {
+          GStore.allow(o, "--dir");
+          ProcessCluster.open(dir, out).stop();
+        }
+        case "status" -> {
+          GStore.allow(o, "--dir");
+          printStatus(ProcessCluster.open(dir, out), out);
+        }
+        case "kill" -> {
+          GStore.allow(o, "--dir", "--rs", "--role", "--signal");
+          String role = role(o);
+          int signal = GStore.positive(o, "--signal", 9);
+          boolean sent = ProcessCluster.open(dir, out).kill(role, signal);
+          out.println(sent ? "sent signal " + signal + " to " + role : role + " was not running");
+        }
+        case "restart" -> {
+          GStore.allow(o, "--dir", "--rs", "--role");
+          ProcessCluster.open(dir, out).restart(role(o));
+          out.println("restarted " + role(o));
+        }
+        default -> throw GStore.fail("unknown cluster command '" + argv[0] + "'\n" + USAGE);
+      }
+    } catch (IllegalArgumentException e) {
+      throw GStore.fail(e.getMessage());
+    }
+    return 0;
+  }
+
+  private static String role(Map<String, String> o) {
+    if (o.containsKey("--rs") == o.containsKey("--role")) {
+      throw GStore.fail("name one process: --rs N or --role zookeeper|namenode|datanode|master");
+    }
+    return o.containsKey("--rs") ? ClusterLayout.regionServer(GStore.positive(o, "--rs", 1)) : o.get("--role");
+  }
+
+  /** The distribution this JVM runs from: {@code bin/gstore} sets {@code gstore.home}. */
+  private static Path home() {
+    String home = System.getProperty("gstore.home");
+    if (home == null || !Files.isDirectory(Path.of(home, "lib", "coprocessor"))) {
+      throw GStore.fail("no G-Store distribution (gstore.home is " + home + "); run this through ./gstore");
+    }
+    return Path.of(home);
+  }
+
+  private static void printStatus(ProcessCluster cluster, PrintStream out) {
+    out.printf("%-10s %-8s %-6s %-9s %s%n", "role", "pid", "alive", "rss MiB", "ports");
+    for (ProcessCluster.RoleStatus s : cluster.status()) {
+      out.printf("%-10s %-8s %-6s %-9s %s%n", s.role(), s.alive() ? Long.toString(s.pid()) : "-",
+          s.alive() ? "yes" : "no", s.alive() ? Long.toString(s.rssKib() / 1024) : "-", s.ports());
+    }
+    out.println("clients: " + cluster.clientSite());
+  }
+}

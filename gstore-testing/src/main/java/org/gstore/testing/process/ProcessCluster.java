@@ -1,0 +1,391 @@
+package org.gstore.testing.process;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.protocol.HdfsConstants;
+
+/**
+ * A G-Store cluster of separate JVMs on this machine (see the package doc). Its state is on disk under
+ * {@link ClusterLayout#dir()}, so every method works from any JVM: {@code start} in one command, {@code kill} and
+ * {@code stop} in later ones.
+ *
+ * <p>{@link #start} returns once HBase serves with every region server registered and G-Store's state tables exist;
+ * {@link #stop} shuts HBase down cleanly, then HDFS and ZooKeeper, and leaves no process behind.
+ */
+public final class ProcessCluster {
+  private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
+  private final ClusterLayout layout;
+  private final PrintStream log;
+
+  private ProcessCluster(ClusterLayout layout, PrintStream log) {
+    this.layout = layout;
+    this.log = log;
+  }
+
+  /** A new cluster (or the one already in {@code layout.dir()}, started again with this layout). */
+  public static ProcessCluster create(ClusterLayout layout, PrintStream log) {
+    return new ProcessCluster(layout, log);
+  }
+
+  /** The cluster that was started in {@code dir}. */
+  public static ProcessCluster open(Path dir, PrintStream log) throws IOException {
+    return new ProcessCluster(ClusterLayout.load(dir), log);
+  }
+
+  public ClusterLayout layout() {
+    return layout;
+  }
+
+  /** The {@code hbase-site.xml} that clients use. */
+  public Path clientSite() {
+    return layout.clientSite();
+  }
+
+  /** A configuration that reaches this cluster. */
+  public Configuration clientConfiguration() {
+    Configuration conf = HBaseConfiguration.create();
+    conf.addResource(new org.apache.hadoop.fs.Path(clientSite().toUri()));
+    return conf;
+  }
+
+  /**
+   * Starts every role that is not running, in order, each once the one before serves; returns when the whole
+   * cluster serves. Refuses, starting nothing, if a port it needs is taken by another program.
+   */
+  public void start() throws IOException {
+    List<String> notRunning = layout.roles().stream().filter(r -> !node(r).alive()).toList();
+    if (notRunning.isEmpty()) {
+      log.println("cluster in " + layout.dir() + " is already running");
+      return;
+    }
+    checkPortsFree(notRunning);
+    layout.save();
+    SiteFiles sites = new SiteFiles(layout);
+    sites.writeSecretOnce();
+    sites.writeAll();
+    long started = System.nanoTime();
+    for (String role : notRunning) {
+      startRole(role);
+    }
+    awaitServing();
+    log.printf("cluster serves after %.1f s: %d region servers; clients use %s%n",
+        (System.nanoTime() - started) / 1e9, layout.regionServers(), clientSite());
+  }
+
+  /** Starts one role (after a kill, say) and waits until it serves. */
+  public void restart(String role) throws IOException {
+    NodeProcess node = node(role);
+    if (node.alive()) {
+      log.println("stopping " + role);
+      node.stop(Duration.ofSeconds(30));
+    }
+    checkPortsFree(List.of(role));
+    startRole(role);
+    if (ClusterLayout.isRegionServer(role) || role.equals("master")) {
+      awaitServing();
+    }
+  }
+
+  /** Sends {@code signal} to a role (9 for a crash); false if it was not running. */
+  public boolean kill(String role, int signal) throws IOException {
+    boolean sent = node(role).signal(signal);
+    if (sent && signal == 9) {
+      node(role).awaitExit(Duration.ofSeconds(10));
+    }
+    return sent;
+  }
+
+  /**
+   * Stops the cluster: HBase first (the master tells the region servers to stop, so no region is reassigned on
+   * the way down), then the DataNode, the NameNode and ZooKeeper. A process that ignores {@code SIGTERM} for 60 s
+   * gets {@code SIGKILL}. Returns when no process of the cluster is left.
+   */
+  public void stop() throws IOException {
+    List<String> hbase = new ArrayList<>();
+    for (String role : layout.roles()) {
+      if ((role.equals("master") || ClusterLayout.isRegionServer(role)) && node(role).alive()) {
+        hbase.add(role);
+      }
+    }
+    if (!hbase.isEmpty() && node("master").alive() && node("zookeeper").alive()) {
+      shutdownHBase();
+    }
+    for (String role : hbase) {
+      node(role).stop(Duration.ofSeconds(60));
+    }
+    for (String role : List.of("datanode", "namenode", "zookeeper")) {
+      node(role).stop(Duration.ofSeconds(30));
+    }
+    List<String> left = layout.roles().stream().filter(r -> node(r).alive()).toList();
+    if (!left.isEmpty()) {
+      throw new IOException("still running after stop: " + left);
+    }
+    log.println("cluster in " + layout.dir() + " stopped");
+  }
+
+  /** One line per role: pid, alive, ports, resident memory. */
+  public List<RoleStatus> status() {
+    List<RoleStatus> rows = new ArrayList<>();
+    for (String role : layout.roles()) {
+      NodeProcess node = node(role);
+      Map<String, Integer> ports = new java.util.LinkedHashMap<>(layout.ports(role));
+      if (ClusterLayout.isRegionServer(role)) {
+        ports.put("udp", layout.udpPort(role));
+      }
+      rows.add(new RoleStatus(role, node.pid().orElse(-1L), node.alive(), ports, node.rssKib(), node.log()));
+    }
+    return rows;
+  }
+
+  /** A role as {@link #status} shows it; {@code pid} is -1 and {@code rssKib} -1 when it is not running. */
+  public record RoleStatus(String role, long pid, boolean alive, Map<String, Integer> ports, long rssKib,
+      Path log) {}
+
+  /** The PID of a role's live JVM, or -1. */
+  public long pid(String role) {
+    return node(role).pid().orElse(-1L);
+  }
+
+  private NodeProcess node(String role) {
+    if (!layout.roles().contains(role)) {
+      throw new IllegalArgumentException("no role '" + role + "' in this cluster (roles: " + layout.roles() + ")");
+    }
+    return new NodeProcess(layout, role);
+  }
+
+  private void startRole(String role) throws IOException {
+    NodeProcess node = node(role);
+    Path conf = new SiteFiles(layout).confDir(role);
+    List<String> flags = jvmFlags(role);
+    log.println("starting " + role + " (log " + node.log() + ")");
+    switch (role) {
+      case "zookeeper" -> {
+        node.start(flags, "org.apache.zookeeper.server.ZooKeeperServerMain", List.of(conf.resolve("zoo.cfg")
+            .toString()));
+        await(node, "ZooKeeper", () -> accepts(layout.zookeeperPort()));
+      }
+      case "namenode" -> {
+        formatOnce(flags);
+        node.start(flags, "org.apache.hadoop.hdfs.server.namenode.NameNode", List.of());
+        await(node, "the NameNode", () -> accepts(layout.nameNodePort()));
+      }
+      case "datanode" -> {
+        node.start(flags, "org.apache.hadoop.hdfs.server.datanode.DataNode", List.of());
+        await(node, "HDFS with a live DataNode, out of safe mode", this::hdfsServes);
+      }
+      case "master" -> {
+        node.start(flags, "org.apache.hadoop.hbase.master.HMaster", List.of("start"));
+        await(node, "the HMaster's RPC port", () -> accepts(layout.ports("master").get("rpc")));
+      }
+      default -> {
+        node.start(flags, "org.apache.hadoop.hbase.regionserver.HRegionServer", List.of("start"));
+        await(node, role + "'s RPC port", () -> accepts(layout.ports(role).get("rpc")));
+      }
+    }
+  }
+
+  private List<String> jvmFlags(String role) throws IOException {
+    List<String> flags = new ArrayList<>();
+    flags.add(ClusterLayout.isRegionServer(role) ? "-Xmx768m" : "-Xmx384m");
+    flags.add("-XX:+UseG1GC");
+    flags.add("-Djava.net.preferIPv4Stack=true");
+    flags.add("-Dlog4j.configuration=file:" + layout.roleDir(role).resolve("conf").resolve("log4j.properties"));
+    for (String f : Files.readString(layout.home().resolve("conf").resolve("jvm.options")).trim().split("\\s+")) {
+      if (!f.isEmpty()) {
+        flags.add(f);
+      }
+    }
+    return flags;
+  }
+
+  /** Formats HDFS the first time only: a NameNode directory that has been formatted has {@code current/}. */
+  private void formatOnce(List<String> flags) throws IOException {
+    if (Files.exists(layout.roleDir("namenode").resolve("data").resolve("current"))) {
+      return;
+    }
+    NodeProcess format = new NodeProcess(layout, "namenode");
+    log.println("formatting HDFS");
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.addAll(flags);
+    command.add("-cp");
+    command.add(String.join(java.io.File.pathSeparator, layout.roleDir("namenode").resolve("conf").toString(),
+        layout.home().resolve("lib").resolve("*").toString()));
+    command.add("org.apache.hadoop.hdfs.server.namenode.NameNode");
+    command.add("-format");
+    command.add("-nonInteractive");
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(format.log().toFile())).start();
+      if (p.waitFor() != 0) {
+        throw new IOException("formatting HDFS failed:\n" + format.logTail(30));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while formatting HDFS", e);
+    }
+  }
+
+  private boolean hdfsServes() {
+    Configuration conf = new Configuration(false);
+    conf.set("fs.defaultFS", "hdfs://127.0.0.1:" + layout.nameNodePort());
+    conf.setInt("ipc.client.connect.max.retries", 0);
+    try (FileSystem fs = FileSystem.newInstance(conf)) {
+      DistributedFileSystem dfs = (DistributedFileSystem) fs;
+      return dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE).length > 0
+          && !dfs.setSafeMode(HdfsConstants.SafeModeAction.SAFEMODE_GET);
+    } catch (IOException notYet) {
+      return false;
+    }
+  }
+
+  /** Waits until the master is active, every region server is live and G-Store's state tables exist. */
+  private void awaitServing() throws IOException {
+    Configuration conf = clientConfiguration();
+    conf.setInt("hbase.client.retries.number", 2);
+    conf.setInt("zookeeper.recovery.retry", 1);
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    String waitingFor = "the master";
+    while (System.nanoTime() < deadline) {
+      for (String role : layout.roles()) {
+        if (!node(role).alive()) {
+          throw new IOException(role + " died; the end of its log:\n" + node(role).logTail(40));
+        }
+      }
+      try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
+        int live = admin.getClusterMetrics().getLiveServerMetrics().size();
+        waitingFor = live + " of " + layout.regionServers() + " region servers";
+        if (live == layout.regionServers()) {
+          waitingFor = "G-Store's state tables";
+          if (stateTablesExist(admin)) {
+            return;
+          }
+        }
+      } catch (IOException notYet) {
+        // the master is not active yet
+      }
+      pause(Duration.ofSeconds(1));
+    }
+    throw new IOException("the cluster did not serve within " + START_TIMEOUT.toSeconds() + " s; waiting for "
+        + waitingFor + "; logs in " + layout.dir());
+  }
+
+  private static boolean stateTablesExist(Admin admin) throws IOException {
+    for (NamespaceDescriptor ns : admin.listNamespaceDescriptors()) {
+      if (ns.getName().equals("gstore")) {
+        for (String t : List.of("groups", "owners", "nodes")) {
+          TableName name = TableName.valueOf("gstore", t);
+          if (!admin.tableExists(name) || !admin.isTableAvailable(name)) {
+            return false;
+          }
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void shutdownHBase() {
+    Configuration conf = clientConfiguration();
+    conf.setInt("hbase.client.retries.number", 3);
+    try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
+      log.println("shutting HBase down");
+      admin.shutdown();
+    } catch (IOException e) {
+      log.println("HBase did not take the shutdown request (" + e.getMessage() + "); stopping its processes");
+    }
+  }
+
+  private void checkPortsFree(List<String> roles) throws IOException {
+    List<String> taken = new ArrayList<>();
+    for (String role : roles) {
+      layout.ports(role).forEach((name, port) -> {
+        if (!tcpFree(port)) {
+          taken.add(role + " " + name + " " + port + "/tcp");
+        }
+      });
+      if (ClusterLayout.isRegionServer(role) && !udpFree(layout.udpPort(role))) {
+        taken.add(role + " gstore " + layout.udpPort(role) + "/udp");
+      }
+    }
+    if (!taken.isEmpty()) {
+      throw new IOException("ports taken by another program: " + taken + "; stop it, or pick other ports with"
+          + " --base-port");
+    }
+  }
+
+  private static boolean tcpFree(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static boolean udpFree(int port) {
+    try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static boolean accepts(int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private void await(NodeProcess node, String what, Callable<Boolean> ready) throws IOException {
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!node.alive()) {
+        throw new IOException(node.role() + " died while starting; the end of its log:\n" + node.logTail(40));
+      }
+      try {
+        if (ready.call()) {
+          return;
+        }
+      } catch (Exception notYet) {
+        // not ready
+      }
+      pause(Duration.ofMillis(250));
+    }
+    throw new IOException("waited " + START_TIMEOUT.toSeconds() + " s for " + what + "; see " + node.log());
+  }
+
+  private static void pause(Duration d) throws IOException {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while waiting for the cluster");
+    }
+  }
+}

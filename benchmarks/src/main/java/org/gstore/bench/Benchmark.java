@@ -8,7 +8,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
@@ -16,7 +15,6 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.client.GStoreClient;
-import org.gstore.coprocessor.GStoreRegionCoprocessor;
 
 /**
  * Runs workloads against G-Store and plain HBase side by side, on the same cluster and rows, for each client
@@ -100,13 +98,8 @@ public final class Benchmark {
   }
 
   private void preparePlayers() throws IOException {
-    try (Admin admin = connection.getAdmin()) {
-      if (!admin.tableExists(Players.TABLE)) {
-        admin.createTable(TableDescriptorBuilder.newBuilder(Players.TABLE)
-            .setCoprocessor(GStoreRegionCoprocessor.class.getName())
-            .setColumnFamily(ColumnFamilyDescriptorBuilder.of(Players.CF)).build(), Players.splits());
-      }
-    }
+    GStoreTables.createIfMissing(connection, TableDescriptorBuilder.newBuilder(Players.TABLE)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.of(Players.CF)).build(), Players.splits());
     try (BufferedMutator mutator = connection.getBufferedMutator(Players.TABLE)) {
       for (int i = 0; i < settings.rows(); i++) {
         mutator.mutate(new Put(Players.row(i, settings.rows())).addColumn(Players.CF, Players.SCORE,

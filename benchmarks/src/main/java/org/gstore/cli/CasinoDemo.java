@@ -11,7 +11,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
@@ -29,7 +28,7 @@ import org.gstore.client.KeyGroup;
 import org.gstore.client.RowKey;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
-import org.gstore.coprocessor.GStoreRegionCoprocessor;
+import org.gstore.bench.GStoreTables;
 
 /**
  * The G-Store paper's motivating application: an online casino. Players are rows; a game is a group of players
@@ -106,17 +105,12 @@ final class CasinoDemo {
   }
 
   private void preparePlayers() throws IOException {
-    try (Admin admin = connection.getAdmin()) {
-      if (!admin.tableExists(PLAYERS)) {
-        byte[][] splits = new byte[7][];
-        for (int i = 1; i <= 7; i++) {
-          splits[i - 1] = Bytes.toBytes(String.format("player-%d", i));
-        }
-        admin.createTable(TableDescriptorBuilder.newBuilder(PLAYERS)
-            .setCoprocessor(GStoreRegionCoprocessor.class.getName())
-            .setColumnFamily(ColumnFamilyDescriptorBuilder.of(CF)).build(), splits);
-      }
+    byte[][] splits = new byte[7][];
+    for (int i = 1; i <= 7; i++) {
+      splits[i - 1] = Bytes.toBytes(String.format("player-%d", i));
     }
+    GStoreTables.createIfMissing(connection, TableDescriptorBuilder.newBuilder(PLAYERS)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.of(CF)).build(), splits);
     try (BufferedMutator mutator = connection.getBufferedMutator(PLAYERS)) {
       for (int p = 0; p < settings.players(); p++) {
         mutator.mutate(new Put(player(p)).addColumn(CF, CHIPS, Bytes.toBytes(settings.startingChips())));

@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.exceptions.UnknownProtocolException;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.RegionLocator;
@@ -106,6 +108,29 @@ public final class GStoreClient implements Closeable {
         throw new CompletionException(e);
       }
     }, async);
+  }
+
+  /**
+   * Whether G-Store serves {@code table}: true when its first region answers G-Store's endpoint (the coprocessor
+   * runs on it cluster-wide or from the table's descriptor), false when HBase reports that no such endpoint is
+   * registered there. Tools use it to add the coprocessor to a table's descriptor only where the cluster does not
+   * already run G-Store on every table. Other failures (no such table, cluster unreachable) are thrown.
+   */
+  public boolean servesTable(TableName table) throws IOException {
+    try {
+      getGroup(GroupId.of("gstore-probe", RowKey.of(table, new byte[] {0})));
+      return true;
+    } catch (GroupNotFoundException answered) {
+      return true;
+    } catch (IOException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof UnknownProtocolException
+            || String.valueOf(t.getMessage()).contains("No registered coprocessor service found")) {
+          return false;
+        }
+      }
+      throw e;
+    }
   }
 
   /** The live group with this id; {@link GroupNotFoundException} if there is none. */

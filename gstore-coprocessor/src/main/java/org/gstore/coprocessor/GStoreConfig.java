@@ -22,6 +22,7 @@ public record GStoreConfig(
     byte[] clusterSecret,
     String udpBindAddress,
     int udpPort,
+    int udpPortLast,
     int datagramMaxBytes,
     long datagramFreshnessMillis,
     ProtocolConfig protocol,
@@ -95,10 +96,12 @@ public record GStoreConfig(
           + " protocol message that " + GROUP_MAX_ID_CHARS + " and " + GROUP_MAX_ROW_BYTES + " allow ("
           + largestMessage + " bytes); raise it or lower them");
     }
+    int[] udpPorts = portRange(conf, UDP_PORT);
     return new GStoreConfig(
         secret,
         conf.getTrimmed(UDP_BIND_ADDRESS, ""),
-        intIn(conf, UDP_PORT, 0, 0, 65_535),
+        udpPorts[0],
+        udpPorts[1],
         maxBytes,
         longIn(conf, DATAGRAM_FRESHNESS_MS, DatagramCodec.DEFAULT_FRESHNESS_MILLIS, 0, 3_600_000),
         protocol,
@@ -164,6 +167,30 @@ public record GStoreConfig(
     } catch (IOException e) {
       throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " " + path + " cannot be read: " + e, e);
     }
+  }
+
+  /**
+   * A port ({@code 16050}), or a range ({@code 16050-16059}) of which a server takes the first free one, so that
+   * several region servers on one host can share one configuration. 0 (the default) lets the system choose.
+   */
+  private static int[] portRange(Configuration conf, String key) {
+    String raw = conf.getTrimmed(key, "0");
+    String[] ends = raw.split("-", -1);
+    if (ends.length > 2) {
+      throw new IllegalArgumentException(key + " must be a port or a range like 16050-16059, not '" + raw + "'");
+    }
+    Configuration single = new Configuration(false);
+    single.set(key, ends[0]);
+    int first = intIn(single, key, 0, 0, 65_535);
+    if (ends.length == 1) {
+      return new int[] {first, first};
+    }
+    single.set(key, ends[1]);
+    int last = intIn(single, key, 0, 1, 65_535);
+    if (first == 0 || last < first) {
+      throw new IllegalArgumentException(key + " must be a range of ports from low to high, not '" + raw + "'");
+    }
+    return new int[] {first, last};
   }
 
   private static int intIn(Configuration conf, String key, int dflt, int min, int max) {

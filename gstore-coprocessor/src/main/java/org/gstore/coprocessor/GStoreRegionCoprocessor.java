@@ -3,7 +3,9 @@ package org.gstore.coprocessor;
 import com.google.protobuf.Service;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.apache.hadoop.hbase.TableName;
@@ -30,6 +32,8 @@ import org.gstore.coprocessor.endpoint.GroupEndpoint;
 import org.gstore.coprocessor.endpoint.TxnEndpoint;
 import org.gstore.coprocessor.server.GStoreServer;
 import org.gstore.coprocessor.server.StateTables;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * G-Store in one region: install this class cluster-wide ({@code hbase.coprocessor.user.region.classes}) or on a
@@ -44,8 +48,19 @@ import org.gstore.coprocessor.server.StateTables;
  * are refused; table-level changes that would unfence rows are refused by {@link GStoreMasterObserver}.
  *
  * <p>System tables and G-Store's own tables are left alone when the class is installed cluster-wide.
+ *
+ * <p>Installed both cluster-wide and on a table's descriptor, HBase loads two instances on each of the table's
+ * regions. The second one stands aside: it neither loads the region's group state nor fences, and the first serves
+ * the region alone. (HBase itself still logs that the endpoint services are already registered, unless
+ * {@code hbase.skip.load.duplicate.table.coprocessor} is true, as docs/operations.md recommends.)
  */
 public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserver {
+  private static final Logger LOG = LoggerFactory.getLogger(GStoreRegionCoprocessor.class);
+  /**
+   * The instance serving each region open in this JVM, by encoded region name. An entry counts only for the very
+   * region object it was made for, so one left behind by an open that failed never makes a later open stand aside.
+   */
+  private static final Map<String, GStoreRegionCoprocessor> SERVING = new ConcurrentHashMap<>();
   private final GroupEndpoint endpoint = new GroupEndpoint();
   private final TxnEndpoint txnEndpoint = new TxnEndpoint(endpoint);
   private GStoreServer server;
@@ -61,6 +76,15 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
       return;
     }
     this.env = renv;
+    GStoreRegionCoprocessor first = SERVING.merge(renv.getRegionInfo().getEncodedName(), this,
+        (old, mine) -> old.env.getRegion() == renv.getRegion() ? old : mine);
+    if (first != this) {
+      this.env = null;
+      LOG.info("G-Store is loaded twice on region {} (cluster-wide and in its table's descriptor); the second"
+          + " instance stands aside. Set hbase.skip.load.duplicate.table.coprocessor=true to have HBase skip it",
+          renv.getRegionInfo().getRegionNameAsString());
+      return;
+    }
     this.server = GStoreServer.acquire(renv);
     endpoint.attach(renv.getRegion(), server, Authorizer.of(renv.getRegion(), renv.getConfiguration()));
     server.regionOpened(renv.getRegion());
@@ -72,6 +96,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
       server.regionClosing(env.getRegionInfo()); // a no-op wait if preClose already drained it
       GStoreServer.release(server);
       server = null;
+      SERVING.remove(env.getRegionInfo().getEncodedName(), this);
     }
   }
 

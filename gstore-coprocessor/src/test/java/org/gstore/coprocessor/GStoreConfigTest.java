@@ -31,6 +31,22 @@ class GStoreConfigTest {
   }
 
   @Test
+  void udpPortTakesOnePortOrARange() {
+    Configuration conf = valid();
+    conf.set(GStoreConfig.UDP_PORT, "16050");
+    assertThat(GStoreConfig.from(conf).udpPort()).isEqualTo(16050);
+    assertThat(GStoreConfig.from(conf).udpPortLast()).isEqualTo(16050);
+    conf.set(GStoreConfig.UDP_PORT, " 16050-16059 ");
+    assertThat(GStoreConfig.from(conf).udpPort()).isEqualTo(16050);
+    assertThat(GStoreConfig.from(conf).udpPortLast()).isEqualTo(16059);
+    for (String bad : new String[] {"16059-16050", "0-10", "16050-", "1-2-3", "port", "70000"}) {
+      conf.set(GStoreConfig.UDP_PORT, bad);
+      assertThatThrownBy(() -> GStoreConfig.from(conf)).as(bad)
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(GStoreConfig.UDP_PORT);
+    }
+  }
+
+  @Test
   void missingOrShortSecretFailsNamingTheKey() {
     assertThatThrownBy(() -> GStoreConfig.from(new Configuration(false)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(GStoreConfig.CLUSTER_SECRET);

@@ -47,6 +47,16 @@ class GroupLifecycleTest {
   }
 
   @Test
+  void servesTableTellsTablesWithGStoreFromTablesWithout(GStoreMiniCluster cluster) throws Exception {
+    assertThat(client.servesTable(PLAYERS)).isTrue();
+    TableName plain = TableName.valueOf("lifecycle_without_gstore");
+    cluster.getTestingUtility().createTable(plain, CF).close(); // no coprocessor: this cluster installs per table
+    assertThat(client.servesTable(plain)).isFalse();
+    assertThatThrownBy(() -> client.servesTable(TableName.valueOf("lifecycle_missing")))
+        .isInstanceOf(org.apache.hadoop.hbase.TableNotFoundException.class);
+  }
+
+  @Test
   void createInspectAndDeleteAGroupSpanningEveryServer(GStoreMiniCluster cluster) throws Exception {
     List<byte[]> members = TestRows.rows(0, 10);
     assertThat(TestRows.serversHosting(cluster, PLAYERS, members)).as("members on every server").hasSize(3);
@@ -104,7 +114,7 @@ class GroupLifecycleTest {
         .member(missing, Bytes.toBytes("x")).leader(PLAYERS, TestRows.row(300)).build()))
         .isInstanceOf(GroupCreationException.class).hasMessageContaining("does not exist");
 
-    TableName plain = TableName.valueOf("lifecycle_plain");
+    TableName plain = TableName.valueOf("lifecycle_without_gstore");
     cluster.getTestingUtility().createTable(plain, CF).close();
     assertThatThrownBy(() -> client.createGroup(GroupSpec.builder().member(plain, Bytes.toBytes("x"))
         .leader(PLAYERS, TestRows.row(301)).build()))

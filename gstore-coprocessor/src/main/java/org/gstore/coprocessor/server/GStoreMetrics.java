@@ -28,6 +28,7 @@ public final class GStoreMetrics {
   private final Counter commitsReplayed;
   private final Counter commitsReplaySkipped;
   private final Counter recoveryMillis;
+  private final Counter regionStateLoads;
 
   GStoreMetrics(MetricRegistry registry) {
     datagramsSent = registry.counter("datagramsSent");
@@ -45,9 +46,14 @@ public final class GStoreMetrics {
     commitsReplayed = registry.counter("commitsReplayed");
     commitsReplaySkipped = registry.counter("commitsReplaySkipped");
     recoveryMillis = registry.counter("recoveryMillis");
+    regionStateLoads = registry.counter("regionStateLoads");
   }
 
-  /** A closing leader region waited another endpoint wait for its groups' commits to be shipped. */
+  /** A region's group state was loaded (once per region opened with G-Store). */
+  public void regionStateLoaded() {
+    regionStateLoads.increment();
+  }
+
   /** A recovery pass ended: dead servers' WALs it replayed, commits written and skipped, time taken. */
   public void recovered(org.gstore.coprocessor.recovery.WalRecovery.Pass pass) {
     if (pass.serversRecovered() > 0) {
@@ -58,6 +64,7 @@ public final class GStoreMetrics {
     }
   }
 
+  /** A closing leader region waited another endpoint wait for its groups' commits to be shipped. */
   public void closeWaitedForShipping() {
     regionCloseShippingWaits.increment();
   }

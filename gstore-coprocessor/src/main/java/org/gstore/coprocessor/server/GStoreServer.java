@@ -171,8 +171,7 @@ public final class GStoreServer implements Closeable {
     try {
       // by default only on the region server's own address, not every interface of the host
       String bindAddress = config.udpBindAddress().isEmpty() ? serverName.getHostname() : config.udpBindAddress();
-      InetSocketAddress bound = transport.start(new InetSocketAddress(bindAddress, config.udpPort()),
-          config.datagramMaxBytes(), this::receive);
+      InetSocketAddress bound = bindUdp(bindAddress);
       String advertised = "0.0.0.0".equals(bindAddress) ? serverName.getHostname() : bindAddress;
       peers.register(self, new InetSocketAddress(advertised, bound.getPort()));
       recoveryZnodes.register(serverName.getServerName()); // before any region here takes a write
@@ -239,6 +238,22 @@ public final class GStoreServer implements Closeable {
   }
 
   /** Creates the state tables if needed and starts the engine above this node's reserved uids. */
+  /** Binds G-Store's datagram socket to the first free port of {@code gstore.udp.port}'s range. */
+  private InetSocketAddress bindUdp(String bindAddress) throws InterruptedException, IOException {
+    for (int port = config.udpPort(); ; port++) {
+      try {
+        return transport.start(new InetSocketAddress(bindAddress, port), config.datagramMaxBytes(), this::receive);
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (Exception e) { // Netty rethrows the bind failure undeclared
+        if (!(e instanceof java.net.BindException) || port >= config.udpPortLast()) {
+          throw new IOException("G-Store cannot bind UDP " + bindAddress + ":" + (config.udpPort() == port ? port
+              : config.udpPort() + "-" + port) + " (" + GStoreConfig.UDP_PORT + "): " + e.getMessage(), e);
+        }
+      }
+    }
+  }
+
   private void startEngine() {
     long backoff = 100;
     while (!closed) {
@@ -296,6 +311,7 @@ public final class GStoreServer implements Closeable {
           }
           return Step.NOTHING;
         });
+        metrics.regionStateLoaded();
         recoveryThread.execute(() -> serveAfterRecovery(region, state));
         return;
       } catch (IOException e) {

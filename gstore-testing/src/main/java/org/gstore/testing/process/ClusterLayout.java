@@ -18,8 +18,9 @@ import java.util.TreeMap;
  * {@code cluster.properties} in the working directory so later commands find the same cluster.
  *
  * <p>Ports, counted from {@code basePort}: 0 ZooKeeper, 1 NameNode RPC, 2 NameNode HTTP, 3–5 DataNode data, IPC
- * and HTTP, 6–7 HMaster RPC and info; region server {@code i} (1-based) has {@code 10i}, {@code 10i+1} (info) and
- * {@code 10i+2} (G-Store's UDP port).
+ * and HTTP, 6–7 HMaster RPC and info; region server {@code i} (1-based) has {@code 10i} and {@code 10i+1}
+ * (info). G-Store's UDP ports are the range 100–109, which all region servers share in one configuration value,
+ * each taking the first free port (as several region servers on one host would).
  */
 public record ClusterLayout(Path dir, Path home, int regionServers, int basePort, Map<String, String> settings) {
   /** The roles that are not region servers, in start order. */
@@ -30,7 +31,7 @@ public record ClusterLayout(Path dir, Path home, int regionServers, int basePort
     if (regionServers < 1 || regionServers > 9) {
       throw new IllegalArgumentException("region servers must be 1 to 9, not " + regionServers);
     }
-    if (basePort < 1024 || basePort + 10 * regionServers + 2 > 65_535) {
+    if (basePort < 1024 || basePort + 109 > 65_535) {
       throw new IllegalArgumentException("base port " + basePort + " leaves no room for the cluster's ports");
     }
     dir = dir.toAbsolutePath().normalize();
@@ -90,9 +91,9 @@ public record ClusterLayout(Path dir, Path home, int regionServers, int basePort
     return ports;
   }
 
-  /** The UDP port of region server {@code role}'s G-Store protocol runtime. */
-  public int udpPort(String role) {
-    return basePort + 10 * regionServerIndex(role) + 2;
+  /** The first and last of the UDP ports that region servers take G-Store's protocol port from. */
+  public int[] udpPorts() {
+    return new int[] {basePort + 100, basePort + 109};
   }
 
   int regionServerIndex(String role) {

@@ -149,10 +149,7 @@ public final class ProcessCluster {
     List<RoleStatus> rows = new ArrayList<>();
     for (String role : layout.roles()) {
       NodeProcess node = node(role);
-      Map<String, Integer> ports = new java.util.LinkedHashMap<>(layout.ports(role));
-      if (ClusterLayout.isRegionServer(role)) {
-        ports.put("udp", layout.udpPort(role));
-      }
+      Map<String, Integer> ports = layout.ports(role);
       rows.add(new RoleStatus(role, node.pid().orElse(-1L), node.alive(), ports, node.rssKib(), node.log()));
     }
     return rows;
@@ -325,8 +322,13 @@ public final class ProcessCluster {
           taken.add(role + " " + name + " " + port + "/tcp");
         }
       });
-      if (ClusterLayout.isRegionServer(role) && !udpFree(layout.udpPort(role))) {
-        taken.add(role + " gstore " + layout.udpPort(role) + "/udp");
+    }
+    long needed = roles.stream().filter(ClusterLayout::isRegionServer).count();
+    if (needed > 0) {
+      int[] udp = layout.udpPorts();
+      long free = java.util.stream.IntStream.rangeClosed(udp[0], udp[1]).filter(ProcessCluster::udpFree).count();
+      if (free < needed) {
+        taken.add("G-Store's UDP range " + udp[0] + "-" + udp[1] + " (" + free + " free for " + needed + ")");
       }
     }
     if (!taken.isEmpty()) {

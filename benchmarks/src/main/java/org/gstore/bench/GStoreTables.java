@@ -1,0 +1,33 @@
+package org.gstore.bench;
+
+import java.io.IOException;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.gstore.client.GStoreClient;
+import org.gstore.coprocessor.GStoreRegionCoprocessor;
+
+/**
+ * Creates the tables the demo and the benchmarks use so that G-Store serves them on any cluster: where G-Store
+ * runs cluster-wide the table is created as it is; elsewhere (G-Store enabled per table, or the embedded cluster)
+ * the coprocessor is added to its descriptor. Adding it where it already runs cluster-wide would load it twice.
+ */
+public final class GStoreTables {
+  private GStoreTables() {}
+
+  /** Creates {@code descriptor}'s table pre-split at {@code splits} if it does not exist; see the class doc. */
+  public static void createIfMissing(Connection connection, TableDescriptor descriptor, byte[][] splits)
+      throws IOException {
+    try (Admin admin = connection.getAdmin(); GStoreClient client = GStoreClient.create(connection)) {
+      if (admin.tableExists(descriptor.getTableName())) {
+        return;
+      }
+      admin.createTable(descriptor, splits);
+      if (!client.servesTable(descriptor.getTableName())) {
+        admin.modifyTable(TableDescriptorBuilder.newBuilder(descriptor)
+            .setCoprocessor(GStoreRegionCoprocessor.class.getName()).build());
+      }
+    }
+  }
+}

@@ -114,7 +114,7 @@ class GroupLifecycleTest {
         .member(missing, Bytes.toBytes("x")).leader(PLAYERS, TestRows.row(300)).build()))
         .isInstanceOf(GroupCreationException.class).hasMessageContaining("does not exist");
 
-    TableName plain = TableName.valueOf("lifecycle_without_gstore");
+    TableName plain = TableName.valueOf("lifecycle_plain");
     cluster.getTestingUtility().createTable(plain, CF).close();
     assertThatThrownBy(() -> client.createGroup(GroupSpec.builder().member(plain, Bytes.toBytes("x"))
         .leader(PLAYERS, TestRows.row(301)).build()))

@@ -2,6 +2,7 @@ package org.gstore.cli;
 
 import java.io.File;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -13,7 +14,9 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.gstore.bench.Benchmark;
 import org.gstore.bench.Reports;
+import org.gstore.chaos.BankChaos;
 import org.gstore.testing.GStoreMiniCluster;
+import org.gstore.testing.process.ProcessCluster;
 
 /**
  * The {@code gstore} command line.
@@ -41,7 +44,9 @@ public final class GStore {
                           [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
              gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries)
              gstore cluster start|stop|status|kill|restart [--dir target/cluster] ...   (gstore cluster help)
-             gstore chaos --conf hbase-site.xml [--dir target/cluster] [--minutes 5] [--kill-every 30s] ...""";
+             gstore chaos [--dir target/cluster] [--conf hbase-site.xml] [--minutes 5] [--kill-every 30s]
+                          [--down 5s] [--groups 4] [--accounts 8] [--workers 4] [--kill-master yes|no] [--seed N]
+                          (bank transfers while kill -9 hits the process cluster's servers; checks nothing is lost)""";
 
   private interface Job {
     boolean run(Connection connection, boolean embedded) throws Exception;
@@ -59,6 +64,9 @@ public final class GStore {
       if (argv.length == 0 || argv[0].equals("help") || argv[0].equals("--help")) {
         System.out.println(USAGE);
         return 0;
+      }
+      if (argv[0].equals("chaos")) {
+        return chaos(options(argv)) ? 0 : 1;
       }
       if (argv[0].equals("cluster")) {
         return ClusterCommand.run(java.util.Arrays.copyOfRange(argv, 1, argv.length), System.out);
@@ -84,6 +92,54 @@ public final class GStore {
     UsageException(String message) {
       super(message);
     }
+  }
+
+  /** {@code gstore chaos}: needs a process cluster, to kill its processes. */
+  private static boolean chaos(Map<String, String> o) throws Exception {
+    allow(o, "--conf", "--dir", "--minutes", "--kill-every", "--down", "--groups", "--accounts", "--workers",
+        "--kill-master", "--seed");
+    Path dir = Path.of(o.getOrDefault("--dir", "target/cluster"));
+    ProcessCluster cluster = ProcessCluster.open(dir, System.out);
+    String conf = o.getOrDefault("--conf", cluster.clientSite().toString());
+    double minutes = Double.parseDouble(o.getOrDefault("--minutes", "5"));
+    if (!(minutes > 0 && minutes <= 24 * 60)) {
+      throw fail("--minutes must be more than 0 and at most a day");
+    }
+    String killMaster = o.getOrDefault("--kill-master", "yes");
+    if (!killMaster.equals("yes") && !killMaster.equals("no")) {
+      throw fail("--kill-master takes yes or no");
+    }
+    int accounts = positive(o, "--accounts", 8);
+    if (accounts < 2) {
+      throw fail("--accounts must be at least 2");
+    }
+    BankChaos.Settings settings = new BankChaos.Settings(Duration.ofMillis((long) (minutes * 60_000)),
+        duration(o, "--kill-every", "30s"), duration(o, "--down", "5s"), positive(o, "--groups", 4), accounts,
+        positive(o, "--workers", 4), killMaster.equals("yes"),
+        Long.parseLong(o.getOrDefault("--seed", Long.toString(System.nanoTime() % 1_000_000))));
+    boolean[] ok = new boolean[1];
+    withCluster(conf, Map.of(), (connection, embedded) -> {
+      ok[0] = new BankChaos(connection, cluster, settings, System.out).run();
+      return ok[0];
+    });
+    return ok[0];
+  }
+
+  /** {@code 30s}, {@code 2m} or a number of seconds. */
+  static Duration duration(Map<String, String> o, String flag, String dflt) {
+    String raw = o.getOrDefault(flag, dflt).trim();
+    try {
+      if (raw.endsWith("m")) {
+        return Duration.ofSeconds(Long.parseLong(raw.substring(0, raw.length() - 1)) * 60);
+      }
+      Duration d = Duration.ofSeconds(Long.parseLong(raw.endsWith("s") ? raw.substring(0, raw.length() - 1) : raw));
+      if (!d.isNegative() && !d.isZero()) {
+        return d;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw fail(flag + " takes a duration like 30s or 2m, not '" + raw + "'");
   }
 
   private static Job status(Map<String, String> o) {

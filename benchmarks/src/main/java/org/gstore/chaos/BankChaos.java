@@ -58,8 +58,11 @@ public final class BankChaos {
         settings.accounts(), 1_000);
   }
 
-  /** Runs; true if the invariants held. */
-  public boolean run() throws Exception {
+  /** What a run found; {@code ok} when every invariant held and the fault schedule ran as planned. */
+  public record Outcome(int kills, long commits, long lost, long duplicated, boolean ok) {}
+
+  /** Runs, and prints the one-line verdict last. */
+  public Outcome run() throws Exception {
     try (GStoreClient client = GStoreClient.create(connection)) {
       List<KeyGroup> groups = setUp(client);
       Killer killer = new Killer(cluster, connection, bank, settings.killEvery(), settings.down(),
@@ -95,7 +98,7 @@ public final class BankChaos {
           check.transfersApplied(), uncertain.get(), conflicts.get(), audits.get(), auditFailures.get());
       out.printf("chaos kills=%d commits=%d lost=%d duplicated=%d invariant=%s%n", killer.kills(),
           acknowledged.size(), check.lost(), check.accountsOff(), ok ? "ok" : "broken");
-      return ok;
+      return new Outcome(killer.kills(), acknowledged.size(), check.lost(), check.accountsOff(), ok);
     }
   }
 

@@ -35,6 +35,12 @@ final class LedgerCheck {
   }
 
   static Result run(Connection connection, Bank bank, Collection<Bank.Transfer> acknowledged) throws IOException {
+    return check(bank, read(connection, bank), acknowledged);
+  }
+
+  /** Every account row of the bank, by {@link Bytes#toStringBinary} of its key. */
+  private static Map<String, org.apache.hadoop.hbase.client.Result> read(Connection connection, Bank bank)
+      throws IOException {
     Map<String, org.apache.hadoop.hbase.client.Result> rows = new HashMap<>();
     try (Table table = connection.getTable(bank.table())) {
       for (int g = 0; g < bank.groups(); g++) {
@@ -48,6 +54,11 @@ final class LedgerCheck {
         }
       }
     }
+    return rows;
+  }
+
+  static Result check(Bank bank, Map<String, org.apache.hadoop.hbase.client.Result> rows,
+      Collection<Bank.Transfer> acknowledged) {
     List<String> details = new ArrayList<>();
     // the ledger: every applied transfer, from the rows it left
     Map<String, Long> expected = new HashMap<>();

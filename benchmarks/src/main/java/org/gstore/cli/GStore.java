@@ -59,7 +59,7 @@ public final class GStore {
   }
 
   /** Runs a command; returns the exit code: 0 done, 1 a check failed (money, audits), 2 bad usage. */
-  static int run(String[] argv) throws Exception {
+  public static int run(String[] argv) throws Exception {
     try {
       if (argv.length == 0 || argv[0].equals("help") || argv[0].equals("--help")) {
         System.out.println(USAGE);
@@ -119,7 +119,7 @@ public final class GStore {
         Long.parseLong(o.getOrDefault("--seed", Long.toString(System.nanoTime() % 1_000_000))));
     boolean[] ok = new boolean[1];
     withCluster(conf, Map.of(), (connection, embedded) -> {
-      ok[0] = new BankChaos(connection, cluster, settings, System.out).run();
+      ok[0] = new BankChaos(connection, cluster, settings, System.out).run().ok();
       return ok[0];
     });
     return ok[0];

@@ -126,6 +126,7 @@ final class SiteFiles {
     c.put("hbase.coprocessor.master.classes", "org.gstore.coprocessor.GStoreMasterObserver");
     c.put("gstore.cluster.secret.file", layout.dir().resolve(SECRET_FILE).toString());
     c.put("gstore.udp.bind.address", "127.0.0.1");
+    c.put("hbase.skip.load.duplicate.table.coprocessor", "true");
     // one range for all region servers of this host: each takes the first free port
     c.put("gstore.udp.port", layout.udpPorts()[0] + "-" + layout.udpPorts()[1]);
     c.putAll(layout.settings());

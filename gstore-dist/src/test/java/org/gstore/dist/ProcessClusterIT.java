@@ -1,0 +1,161 @@
+package org.gstore.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.gstore.chaos.BankChaos;
+import org.gstore.cli.GStore;
+import org.gstore.testing.process.ClusterLayout;
+import org.gstore.testing.process.ProcessCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * G-Store in a real cluster of separate JVMs (ZooKeeper, HDFS NameNode and DataNode, HMaster, three region
+ * servers), started from the distribution and installed exactly as docs/operations.md says; one cluster for the
+ * whole class. The checks a new operator would make, then {@code kill -9} under load.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ProcessClusterIT {
+  private static final Path DIR = Path.of("target", "it-cluster").toAbsolutePath();
+  private static ProcessCluster cluster;
+
+  @BeforeAll
+  static void start() throws IOException {
+    String home = System.getProperty("gstore.home");
+    assertThat(home).as("gstore.home (set by the failsafe configuration)").isNotNull();
+    deleteRecursively(DIR);
+    cluster = ProcessCluster.create(new ClusterLayout(DIR, Path.of(home), 3, 23_000, Map.of()), System.out);
+    cluster.start();
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (cluster != null) {
+      cluster.stop();
+      List<String> left = ProcessHandle.allProcesses()
+          .filter(p -> p.info().arguments().map(a -> String.join(" ", a).contains("@" + DIR)).orElse(false))
+          .map(p -> p.pid() + " " + p.info().commandLine().orElse("")).toList();
+      assertThat(left).as("processes left after stop").isEmpty();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void stateTablesExistAsSoonAsTheClusterServes() throws IOException {
+    try (Connection connection = ConnectionFactory.createConnection(cluster.clientConfiguration());
+        Admin admin = connection.getAdmin()) {
+      assertThat(admin.listTableNames()).as("no user table yet")
+          .allMatch(t -> t.getNamespaceAsString().equals("gstore"));
+      assertThat(admin.listTableNamesByNamespace("gstore")).extracting(TableName::getQualifierAsString)
+          .containsExactlyInAnyOrder("groups", "owners", "nodes");
+    }
+  }
+
+  @Test
+  @Order(2)
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void theDemoAccountsForEveryChip() throws Exception {
+    assertThat(demo()).as("demo exit code (0: every chip accounted for)").isZero();
+    for (String role : List.of("rs1", "rs2", "rs3", "master")) {
+      String log = Files.readString(DIR.resolve(role).resolve(role + ".log"), StandardCharsets.ISO_8859_1);
+      assertThat(log).as(role + " log").doesNotContain("already registered").doesNotContain("cannot be loaded");
+    }
+  }
+
+  @Test
+  @Order(3)
+  @Timeout(value = 1, unit = TimeUnit.MINUTES)
+  void everyMetricTheDocsNameIsInTheRegionServersJmx() throws Exception {
+    List<String> documented = documentedMetrics();
+    assertThat(documented).hasSizeGreaterThan(30);
+    int infoPort = cluster.layout().ports("rs1").get("info");
+    String jmx = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + infoPort
+        + "/jmx?qry=Hadoop:service=HBase,name=RegionServer,sub=Coprocessor.Region.CP_org.gstore.coprocessor."
+        + "GStoreRegionCoprocessor")).build(), HttpResponse.BodyHandlers.ofString()).body();
+    for (String name : documented) {
+      assertThat(jmx).as("JMX attribute " + name).containsPattern("\"" + Pattern.quote(name) + "(_[a-z0-9_.]+)?\"");
+    }
+  }
+
+  @Test
+  @Order(4)
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void aRegionServerKilledWithSignal9LosesNoChip() throws Exception {
+    assertThat(cluster.kill("rs1", 9)).isTrue();
+    assertThat(cluster.pid("rs1")).isEqualTo(-1);
+    assertThat(demo()).as("demo exit code with rs1 killed").isZero();
+    cluster.restart("rs1");
+  }
+
+  @Test
+  @Order(5)
+  @Timeout(value = 8, unit = TimeUnit.MINUTES)
+  void chaosWithKillMinus9LosesAndDuplicatesNothing() throws Exception {
+    BankChaos.Settings settings = new BankChaos.Settings(Duration.ofSeconds(90), Duration.ofSeconds(20),
+        Duration.ofSeconds(3), 4, 8, 4, false, 7);
+    BankChaos.Outcome outcome;
+    try (Connection connection = ConnectionFactory.createConnection(cluster.clientConfiguration())) {
+      outcome = new BankChaos(connection, cluster, settings, System.out).run();
+    }
+    assertThat(outcome.kills()).as("region servers killed (the first one a leader's)").isGreaterThanOrEqualTo(3);
+    assertThat(outcome.commits()).isPositive();
+    assertThat(outcome.lost()).isZero();
+    assertThat(outcome.duplicated()).isZero();
+    assertThat(outcome.ok()).isTrue();
+  }
+
+  private static int demo() throws Exception {
+    return GStore.run(new String[] {"demo", "--conf", cluster.clientSite().toString(), "--players", "400",
+        "--games", "16", "--dealers", "4", "--bets", "20"});
+  }
+
+  /** The metric names in the first column of docs/operations.md's metrics table (patterns like ...Stale aside). */
+  private static List<String> documentedMetrics() throws IOException {
+    String doc = Files.readString(Path.of("..", "docs", "operations.md"));
+    String table = doc.substring(doc.indexOf("## Metrics"), doc.indexOf("## The shared write-ahead log"));
+    List<String> names = new ArrayList<>();
+    for (String line : table.split("\n")) {
+      if (line.startsWith("| `")) {
+        Matcher m = Pattern.compile("`([A-Z][A-Za-z]+)`").matcher(line.split("\\|")[1]);
+        while (m.find()) {
+          names.add(m.group(1));
+        }
+      }
+    }
+    return names;
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (Files.exists(dir)) {
+      try (var paths = Files.walk(dir)) {
+        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+}

@@ -15,11 +15,15 @@ import org.gstore.testing.process.ProcessCluster;
  */
 final class ClusterCommand {
   static final String USAGE = """
-      usage: gstore cluster start   [--dir target/cluster] [--rs 3] [--base-port 21000] [--set key=value,...]
+      usage: gstore cluster start   [--dir target/cluster] [--region-servers 3] [--base-port 21000]
+                                   [--set key=value,...]
              gstore cluster status  [--dir target/cluster]
              gstore cluster kill    (--rs N | --role zookeeper|namenode|datanode|master) [--signal 9] [--dir ...]
              gstore cluster restart (--rs N | --role ...) [--dir target/cluster]
              gstore cluster stop    [--dir target/cluster]
+             gstore cluster command (--rs N | --role ...) [--dir ...] [--region-servers 3] [--base-port 21000] [--set ...]
+                 writes that role's configuration and prints the command that runs it in the foreground, one
+                 argument per line (what a container's entry point runs)
       'start' returns once the cluster serves and prints the hbase-site.xml for clients
       (then: gstore demo --conf target/cluster/hbase-site.xml).""";
 
@@ -36,8 +40,8 @@ final class ClusterCommand {
     try {
       switch (argv[0]) {
         case "start" -> {
-          GStore.allow(o, "--dir", "--rs", "--base-port", "--set");
-          ClusterLayout layout = new ClusterLayout(dir, home(), GStore.positive(o, "--rs", 3),
+          GStore.allow(o, "--dir", "--region-servers", "--base-port", "--set");
+          ClusterLayout layout = new ClusterLayout(dir, home(), GStore.positive(o, "--region-servers", 3),
               GStore.positive(o, "--base-port", 21_000), GStore.settings(o));
           ProcessCluster.create(layout, out).start();
           out.println("hbase-site.xml for clients: " + layout.clientSite());
@@ -61,6 +65,12 @@ final class ClusterCommand {
           GStore.allow(o, "--dir", "--rs", "--role");
           ProcessCluster.open(dir, out).restart(role(o));
           out.println("restarted " + role(o));
+        }
+        case "command" -> {
+          GStore.allow(o, "--dir", "--rs", "--role", "--region-servers", "--base-port", "--set");
+          ClusterLayout layout = new ClusterLayout(dir, home(), GStore.positive(o, "--region-servers", 3),
+              GStore.positive(o, "--base-port", 21_000), GStore.settings(o));
+          ProcessCluster.create(layout, System.err).foregroundCommand(role(o)).forEach(out::println);
         }
         default -> throw GStore.fail("unknown cluster command '" + argv[0] + "'\n" + USAGE);
       }

@@ -45,13 +45,7 @@ final class NodeProcess {
     if (new File("/usr/bin/setsid").canExecute()) {
       command.add("/usr/bin/setsid"); // its own session: a Ctrl-C on the launcher's terminal does not reach it
     }
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    command.add(marker());
-    command.addAll(jvmFlags);
-    command.add("-cp");
-    command.add(classpath());
-    command.add(mainClass);
-    command.addAll(args);
+    command.addAll(command(jvmFlags, mainClass, args));
     Files.writeString(log(), "=== " + java.time.Instant.now() + " starting " + role + ": " + String.join(" ",
         command) + "\n", StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
         java.nio.file.StandardOpenOption.APPEND);
@@ -62,6 +56,19 @@ final class NodeProcess {
         .redirectErrorStream(true)
         .start();
     Files.writeString(pidFile(), process.pid() + "\n");
+  }
+
+  /** The command line that runs the role's JVM in the foreground. */
+  List<String> command(List<String> jvmFlags, String mainClass, List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.add(marker());
+    command.addAll(jvmFlags);
+    command.add("-cp");
+    command.add(classpath());
+    command.add(mainClass);
+    command.addAll(args);
+    return command;
   }
 
   /** The role's own conf directory first, then the distribution; region servers and the master get G-Store. */

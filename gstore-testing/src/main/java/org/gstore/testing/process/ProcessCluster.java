@@ -6,7 +6,6 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,15 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hbase.HBaseConfiguration;
-import org.apache.hadoop.hbase.NamespaceDescriptor;
-import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 
 /**
  * A G-Store cluster of separate JVMs on this machine (see the package doc). Its state is on disk under
@@ -173,33 +167,53 @@ public final class ProcessCluster {
 
   private void startRole(String role) throws IOException {
     NodeProcess node = node(role);
-    Path conf = new SiteFiles(layout).confDir(role);
-    List<String> flags = jvmFlags(role);
+    RoleMain main = main(role);
     log.println("starting " + role + " (log " + node.log() + ")");
-    switch (role) {
-      case "zookeeper" -> {
-        node.start(flags, "org.apache.zookeeper.server.ZooKeeperServerMain", List.of(conf.resolve("zoo.cfg")
-            .toString()));
-        await(node, "ZooKeeper", () -> accepts(layout.zookeeperPort()));
-      }
-      case "namenode" -> {
-        formatOnce(flags);
-        node.start(flags, "org.apache.hadoop.hdfs.server.namenode.NameNode", List.of());
-        await(node, "the NameNode", () -> accepts(layout.nameNodePort()));
-      }
-      case "datanode" -> {
-        node.start(flags, "org.apache.hadoop.hdfs.server.datanode.DataNode", List.of());
-        await(node, "HDFS with a live DataNode, out of safe mode", this::hdfsServes);
-      }
-      case "master" -> {
-        node.start(flags, "org.apache.hadoop.hbase.master.HMaster", List.of("start"));
-        await(node, "the HMaster's RPC port", () -> accepts(layout.ports("master").get("rpc")));
-      }
-      default -> {
-        node.start(flags, "org.apache.hadoop.hbase.regionserver.HRegionServer", List.of("start"));
-        await(node, role + "'s RPC port", () -> accepts(layout.ports(role).get("rpc")));
-      }
+    if (role.equals("namenode")) {
+      formatOnce(jvmFlags(role));
     }
+    node.start(jvmFlags(role), main.className(), main.args());
+    switch (role) {
+      case "zookeeper" -> await(node, "ZooKeeper", () -> ClusterProbe.accepts(layout.zookeeperPort()));
+      case "namenode" -> await(node, "the NameNode", () -> ClusterProbe.accepts(layout.nameNodePort()));
+      case "datanode" -> await(node, "HDFS with a live DataNode, out of safe mode",
+          () -> ClusterProbe.hdfsServes(layout.nameNodePort()));
+      default -> await(node, role + "'s RPC port", () -> ClusterProbe.accepts(layout.ports(role).get("rpc")));
+    }
+  }
+
+  /**
+   * The command that runs {@code role} in the foreground, for a container's entry point: writes the role's
+   * configuration (and formats HDFS first, for the NameNode), but starts nothing.
+   */
+  public List<String> foregroundCommand(String role) throws IOException {
+    RoleMain main = main(role);
+    layout.save();
+    SiteFiles sites = new SiteFiles(layout);
+    if (!layout.settings().containsKey("gstore.cluster.secret.file")) {
+      sites.writeSecretOnce();
+    }
+    sites.writeAll();
+    if (role.equals("namenode")) {
+      formatOnce(jvmFlags(role));
+    }
+    return node(role).command(jvmFlags(role), main.className(), main.args());
+  }
+
+  private record RoleMain(String className, List<String> args) {}
+
+  private RoleMain main(String role) {
+    return switch (role) {
+      case "zookeeper" -> new RoleMain("org.apache.zookeeper.server.ZooKeeperServerMain",
+          List.of(new SiteFiles(layout).confDir(role).resolve("zoo.cfg").toString()));
+      case "namenode" -> new RoleMain("org.apache.hadoop.hdfs.server.namenode.NameNode", List.of());
+      case "datanode" -> new RoleMain("org.apache.hadoop.hdfs.server.datanode.DataNode", List.of());
+      case "master" -> new RoleMain("org.apache.hadoop.hbase.master.HMaster", List.of("start"));
+      default -> {
+        node(role); // an unknown role fails here, naming the roles there are
+        yield new RoleMain("org.apache.hadoop.hbase.regionserver.HRegionServer", List.of("start"));
+      }
+    };
   }
 
   private List<String> jvmFlags(String role) throws IOException {
@@ -244,63 +258,15 @@ public final class ProcessCluster {
     }
   }
 
-  private boolean hdfsServes() {
-    Configuration conf = new Configuration(false);
-    conf.set("fs.defaultFS", "hdfs://127.0.0.1:" + layout.nameNodePort());
-    conf.setInt("ipc.client.connect.max.retries", 0);
-    try (FileSystem fs = FileSystem.newInstance(conf)) {
-      DistributedFileSystem dfs = (DistributedFileSystem) fs;
-      return dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE).length > 0
-          && !dfs.setSafeMode(HdfsConstants.SafeModeAction.SAFEMODE_GET);
-    } catch (IOException notYet) {
-      return false;
-    }
-  }
-
   /** Waits until the master is active, every region server is live and G-Store's state tables exist. */
   private void awaitServing() throws IOException {
-    Configuration conf = clientConfiguration();
-    conf.setInt("hbase.client.retries.number", 2);
-    conf.setInt("zookeeper.recovery.retry", 1);
-    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    String waitingFor = "the master";
-    while (System.nanoTime() < deadline) {
+    ClusterProbe.awaitServing(clientConfiguration(), layout.regionServers(), START_TIMEOUT, () -> {
       for (String role : layout.roles()) {
         if (!node(role).alive()) {
           throw new IOException(role + " died; the end of its log:\n" + node(role).logTail(40));
         }
       }
-      try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
-        int live = admin.getClusterMetrics().getLiveServerMetrics().size();
-        waitingFor = live + " of " + layout.regionServers() + " region servers";
-        if (live == layout.regionServers()) {
-          waitingFor = "G-Store's state tables";
-          if (stateTablesExist(admin)) {
-            return;
-          }
-        }
-      } catch (IOException notYet) {
-        // the master is not active yet
-      }
-      pause(Duration.ofSeconds(1));
-    }
-    throw new IOException("the cluster did not serve within " + START_TIMEOUT.toSeconds() + " s; waiting for "
-        + waitingFor + "; logs in " + layout.dir());
-  }
-
-  private static boolean stateTablesExist(Admin admin) throws IOException {
-    for (NamespaceDescriptor ns : admin.listNamespaceDescriptors()) {
-      if (ns.getName().equals("gstore")) {
-        for (String t : List.of("groups", "owners", "nodes")) {
-          TableName name = TableName.valueOf("gstore", t);
-          if (!admin.tableExists(name) || !admin.isTableAvailable(name)) {
-            return false;
-          }
-        }
-        return true;
-      }
-    }
-    return false;
+    });
   }
 
   private void shutdownHBase() {
@@ -355,39 +321,12 @@ public final class ProcessCluster {
     }
   }
 
-  private static boolean accepts(int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
   private void await(NodeProcess node, String what, Callable<Boolean> ready) throws IOException {
-    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    while (System.nanoTime() < deadline) {
+    ClusterProbe.await(what + " (see " + node.log() + ")", START_TIMEOUT, () -> {
       if (!node.alive()) {
         throw new IOException(node.role() + " died while starting; the end of its log:\n" + node.logTail(40));
       }
-      try {
-        if (ready.call()) {
-          return;
-        }
-      } catch (Exception notYet) {
-        // not ready
-      }
-      pause(Duration.ofMillis(250));
-    }
-    throw new IOException("waited " + START_TIMEOUT.toSeconds() + " s for " + what + "; see " + node.log());
-  }
-
-  private static void pause(Duration d) throws IOException {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while waiting for the cluster");
-    }
+      return ready.call();
+    });
   }
 }

@@ -41,7 +41,7 @@ final class SiteFiles {
       write(role);
     }
     Files.writeString(layout.clientSite(), xml("A client of the G-Store process cluster in " + layout.dir(),
-        client()));
+        clientSettings()));
   }
 
   /** The directory to put first on {@code role}'s classpath. */
@@ -133,7 +133,8 @@ final class SiteFiles {
     return c;
   }
 
-  private Map<String, String> client() {
+  /** What a client's {@code hbase-site.xml} holds. */
+  Map<String, String> clientSettings() {
     Map<String, String> c = clusterWide();
     c.putAll(layout.settings());
     return c;

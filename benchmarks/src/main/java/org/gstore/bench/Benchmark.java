@@ -98,7 +98,7 @@ public final class Benchmark {
   }
 
   private void preparePlayers() throws IOException {
-    GStoreTables.createIfMissing(connection, TableDescriptorBuilder.newBuilder(Players.TABLE)
+    GStoreTables.ensureServed(connection, TableDescriptorBuilder.newBuilder(Players.TABLE)
         .setColumnFamily(ColumnFamilyDescriptorBuilder.of(Players.CF)).build(), Players.splits());
     try (BufferedMutator mutator = connection.getBufferedMutator(Players.TABLE)) {
       for (int i = 0; i < settings.rows(); i++) {

@@ -16,16 +16,18 @@ import org.gstore.coprocessor.GStoreRegionCoprocessor;
 public final class GStoreTables {
   private GStoreTables() {}
 
-  /** Creates {@code descriptor}'s table pre-split at {@code splits} if it does not exist; see the class doc. */
-  public static void createIfMissing(Connection connection, TableDescriptor descriptor, byte[][] splits)
+  /**
+   * Creates {@code descriptor}'s table pre-split at {@code splits} if it does not exist, and makes sure G-Store
+   * serves it; see the class doc.
+   */
+  public static void ensureServed(Connection connection, TableDescriptor descriptor, byte[][] splits)
       throws IOException {
     try (Admin admin = connection.getAdmin(); GStoreClient client = GStoreClient.create(connection)) {
-      if (admin.tableExists(descriptor.getTableName())) {
-        return;
+      if (!admin.tableExists(descriptor.getTableName())) {
+        admin.createTable(descriptor, splits);
       }
-      admin.createTable(descriptor, splits);
-      if (!client.servesTable(descriptor.getTableName())) {
-        admin.modifyTable(TableDescriptorBuilder.newBuilder(descriptor)
+      if (!client.servesTable(descriptor.getTableName())) { // also mends a table left without it by a failed run
+        admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(descriptor.getTableName()))
             .setCoprocessor(GStoreRegionCoprocessor.class.getName()).build());
       }
     }

@@ -103,7 +103,7 @@ public final class BankChaos {
   }
 
   private List<KeyGroup> setUp(GStoreClient client) throws IOException {
-    GStoreTables.createIfMissing(connection, TableDescriptorBuilder.newBuilder(bank.table())
+    GStoreTables.ensureServed(connection, TableDescriptorBuilder.newBuilder(bank.table())
         .setColumnFamily(ColumnFamilyDescriptorBuilder.of(Bank.CF)).build(), Bank.splits());
     try (BufferedMutator mutator = connection.getBufferedMutator(bank.table())) {
       for (int g = 0; g < bank.groups(); g++) {

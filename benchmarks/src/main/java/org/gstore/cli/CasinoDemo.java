@@ -109,7 +109,7 @@ final class CasinoDemo {
     for (int i = 1; i <= 7; i++) {
       splits[i - 1] = Bytes.toBytes(String.format("player-%d", i));
     }
-    GStoreTables.createIfMissing(connection, TableDescriptorBuilder.newBuilder(PLAYERS)
+    GStoreTables.ensureServed(connection, TableDescriptorBuilder.newBuilder(PLAYERS)
         .setColumnFamily(ColumnFamilyDescriptorBuilder.of(CF)).build(), splits);
     try (BufferedMutator mutator = connection.getBufferedMutator(PLAYERS)) {
       for (int p = 0; p < settings.players(); p++) {

@@ -56,7 +56,7 @@ class ContainerClusterIT {
     try (Connection connection = ConnectionFactory.createConnection(cluster.configuration());
         GStoreClient client = GStoreClient.create(connection)) {
       byte[][] splits = {Bytes.toBytes("r3"), Bytes.toBytes("r6")};
-      GStoreTables.createIfMissing(connection, TableDescriptorBuilder.newBuilder(ACCOUNTS)
+      GStoreTables.ensureServed(connection, TableDescriptorBuilder.newBuilder(ACCOUNTS)
           .setColumnFamily(ColumnFamilyDescriptorBuilder.of(CF)).build(), splits);
       assertThat(client.servesTable(ACCOUNTS)).isTrue();
       List<byte[]> rows = List.of(Bytes.toBytes("r1"), Bytes.toBytes("r4"), Bytes.toBytes("r8"));

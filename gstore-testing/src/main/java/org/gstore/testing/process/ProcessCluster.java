@@ -69,6 +69,11 @@ public final class ProcessCluster {
    */
   public void start() throws IOException {
     List<String> notRunning = layout.roles().stream().filter(r -> !node(r).alive()).toList();
+    if (notRunning.size() < layout.roles().size() && Files.exists(layout.dir().resolve("cluster.properties"))
+        && !ClusterLayout.load(layout.dir()).equals(layout)) {
+      throw new IOException("a cluster with other settings is running in " + layout.dir() + " ("
+          + ClusterLayout.load(layout.dir()) + "); stop it first, or use another --dir");
+    }
     if (notRunning.isEmpty()) {
       log.println("cluster in " + layout.dir() + " is already running");
       return;

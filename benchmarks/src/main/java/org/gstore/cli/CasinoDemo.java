@@ -270,6 +270,11 @@ final class CasinoDemo {
         (double) walRecords / Math.max(1, walSyncs));
     out.printf("  shipper lag           at most %d commits, %d ms behind (sampled on one region server)%n",
         maxShipperLagRecords.get(), maxShipperLagMillis.get());
+    long sent = ServerMetrics.gauge("protocolMessagesSent");
+    long retried = ServerMetrics.gauge("protocolMessagesRetried");
+    out.printf("  protocol messages     %d sent, %d of them retries (%.1f%%); retry timeout now %d ms (one region"
+        + " server)%n", sent, retried, 100.0 * retried / Math.max(1, sent), ServerMetrics.gauge(
+        "protocolRetryTimeoutMillis"));
   }
 
   /** Latencies in nanoseconds; percentiles by sorting (the demo records at most a few hundred thousand). */

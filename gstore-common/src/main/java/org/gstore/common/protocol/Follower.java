@@ -21,6 +21,7 @@ class Follower {
   private final ProtocolConfig config;
   private final UidSource uids;
   private final ProtocolStats stats;
+  private final RetryTimeout timeout;
   private final Map<Key, Entry> owners = new LinkedHashMap<>();
   /** Keys retrying their JA: ticks look at these only, not at every key in a group. */
   private final Set<Entry> joining = new LinkedHashSet<>();
@@ -36,7 +37,8 @@ class Follower {
     }
   }
 
-  Follower(ProtocolConfig config, UidSource uids, ProtocolStats stats) {
+  Follower(ProtocolConfig config, RetryTimeout timeout, UidSource uids, ProtocolStats stats) {
+    this.timeout = timeout;
     this.config = config;
     this.uids = uids;
     this.stats = stats;
@@ -46,7 +48,7 @@ class Follower {
     Entry e = owners.get(j.member());
     if (e == null) {
       OwnerRecord r = new OwnerRecord(j.member(), j.group(), uids.next(fx), OwnerRecord.State.JOINING);
-      Entry joined = new Entry(r, new Retry(config, now));
+      Entry joined = new Entry(r, new Retry(timeout, now));
       owners.put(j.member(), joined);
       joining.add(joined);
       fx.persist(new StateChange.PutOwner(r));
@@ -59,11 +61,12 @@ class Follower {
     }
   }
 
-  void onJoinAckAck(JoinAckAck jaa, Effects fx) {
+  void onJoinAckAck(JoinAckAck jaa, long now, Effects fx) {
     Entry e = owners.get(jaa.member());
     if (e == null || e.record.state() != OwnerRecord.State.JOINING || !isFresh(e.record, jaa)) {
       return; // spurious or stale: ignoring it is what prevents ghost groups (paper, Figure 5)
     }
+    e.retry.answered(now);
     e.record = new OwnerRecord(jaa.member(), jaa.group(), jaa.yieldId(), OwnerRecord.State.YIELDED);
     e.retry = null;
     joining.remove(e);
@@ -113,7 +116,7 @@ class Follower {
 
   /** Takes over a key this node now hosts; a joining key resumes its JA retries at once. */
   void load(OwnerRecord record, long now) {
-    Retry retry = record.state() == OwnerRecord.State.JOINING ? Retry.immediately(config, now) : null;
+    Retry retry = record.state() == OwnerRecord.State.JOINING ? Retry.immediately(timeout, now) : null;
     Entry e = new Entry(record, retry);
     owners.put(record.key(), e);
     if (retry != null) {

@@ -25,6 +25,7 @@ final class Leader {
   private final ProtocolConfig config;
   private final UidSource uids;
   private final ProtocolStats stats;
+  private final RetryTimeout timeout;
   private final Map<GroupId, LeaderGroup> groups = new LinkedHashMap<>();
   /** Groups with a retry timer (being created or deleted): ticks look at these only, not at every group. */
   private final Set<LeaderGroup> retrying = new LinkedHashSet<>();
@@ -34,7 +35,8 @@ final class Leader {
   /** Groups changed in the current step: each is written once, by {@link #flush}, however often it changed. */
   private final Set<LeaderGroup> dirty = new LinkedHashSet<>();
 
-  Leader(ProtocolConfig config, UidSource uids, ProtocolStats stats) {
+  Leader(ProtocolConfig config, RetryTimeout timeout, UidSource uids, ProtocolStats stats) {
+    this.timeout = timeout;
     this.config = config;
     this.uids = uids;
     this.stats = stats;
@@ -59,7 +61,7 @@ final class Leader {
     GroupRef ref = new GroupRef(req.group(), uids.next(fx));
     LeaderGroup g = new LeaderGroup(
         new GroupRecord(ref, req.mode(), GroupPhase.CREATING, req.requestId(), members, null, 0),
-        new Retry(config, now));
+        new Retry(timeout, now));
     g.createWaiters.add(req.requestId());
     groups.put(req.group(), g); // replaces a tombstone of an earlier group with this name, if any
     retrying.add(g);
@@ -124,6 +126,7 @@ final class Leader {
     }
     if (!ja.joined()) {
       if (m.is(MemberState.Status.PENDING)) {
+        answered(g, now);
         g.members.put(ja.member(), MemberState.refused(ja.refusal()));
         persist(g);
       }
@@ -132,6 +135,7 @@ final class Leader {
       fx.send(new Delete(ja.group(), ja.member()));
     } else {
       if (m.is(MemberState.Status.PENDING)) {
+        answered(g, now);
         g.members.put(ja.member(), MemberState.joined(ja.yieldId()));
         persist(g);
       }
@@ -139,6 +143,13 @@ final class Leader {
     }
     if (g.phase == GroupPhase.CREATING && !g.any(MemberState.Status.PENDING)) {
       finishCreate(g, now, fx);
+    }
+  }
+
+  /** A member's first answer in this phase: a round-trip sample for the retry timeout, if sent once. */
+  private static void answered(LeaderGroup g, long now) {
+    if (g.retry != null) {
+      g.retry.answered(now);
     }
   }
 
@@ -171,7 +182,7 @@ final class Leader {
       g.failure = createFailure;
     }
     g.phase = GroupPhase.DELETING;
-    g.retry = new Retry(config, now);
+    g.retry = new Retry(timeout, now);
     retrying.add(g);
     persist(g);
     sendDeletes(g, fx);
@@ -185,6 +196,7 @@ final class Leader {
     }
     MemberState m = g.members.get(da.member());
     if (m != null && g.awaitsRelease(m)) {
+      answered(g, now);
       g.members.put(da.member(), MemberState.RELEASED);
       persist(g);
       endIfReleased(g, now, fx);
@@ -259,7 +271,7 @@ final class Leader {
   /** Takes over groups whose leader key this node now hosts; interrupted creates and deletes resume at once. */
   void load(GroupRecord record, long now) {
     boolean inProgress = record.phase() == GroupPhase.CREATING || record.phase() == GroupPhase.DELETING;
-    LeaderGroup g = new LeaderGroup(record, inProgress ? Retry.immediately(config, now) : null);
+    LeaderGroup g = new LeaderGroup(record, inProgress ? Retry.immediately(timeout, now) : null);
     groups.put(record.id(), g);
     if (inProgress) {
       retrying.add(g);

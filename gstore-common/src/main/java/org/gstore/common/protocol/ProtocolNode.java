@@ -23,13 +23,14 @@ import java.util.function.Predicate;
 public final class ProtocolNode {
   /** Creates the follower half; tests substitute one with a planted bug. */
   interface FollowerFactory {
-    Follower create(ProtocolConfig config, UidSource uids, ProtocolStats stats);
+    Follower create(ProtocolConfig config, RetryTimeout timeout, UidSource uids, ProtocolStats stats);
   }
 
   private final NodeId self;
   private final Predicate<Key> hosts;
   private final KeyLocator locator;
   private final ProtocolStats stats = new ProtocolStats();
+  private final RetryTimeout retryTimeout;
   private final Leader leader;
   private final Follower follower;
 
@@ -51,8 +52,9 @@ public final class ProtocolNode {
     this.hosts = hosts;
     this.locator = locator;
     UidSource uids = new UidSource(self, config.uidBlock(), reservedUids);
-    this.leader = new Leader(config, uids, stats);
-    this.follower = followers.create(config, uids, stats);
+    this.retryTimeout = new RetryTimeout(config);
+    this.leader = new Leader(config, retryTimeout, uids, stats);
+    this.follower = followers.create(config, retryTimeout, uids, stats);
   }
 
   public NodeId id() {
@@ -96,7 +98,7 @@ public final class ProtocolNode {
 
       @Override
       public Void joinAckAck(JoinAckAck jaa) {
-        follower.onJoinAckAck(jaa, fx);
+        follower.onJoinAckAck(jaa, now, fx);
         return null;
       }
 
@@ -184,6 +186,11 @@ public final class ProtocolNode {
 
   public ProtocolStats stats() {
     return stats;
+  }
+
+  /** The current delay before a protocol message is first sent again ({@link RetryTimeout}). */
+  public long retryTimeoutMillis() {
+    return retryTimeout.millis();
   }
 
   private void requireHosted(Key key) {

@@ -1,21 +1,29 @@
 package org.gstore.common.protocol;
 
-/** A retry timer with exponential backoff, capped; lives in memory only (a restarted node retries at once). */
+/**
+ * A retry timer with exponential backoff, capped; lives in memory only (a restarted node retries at once). Its
+ * first delay is the node's current {@link RetryTimeout}, which it feeds: the round trip of an exchange answered
+ * before the first retry, or the news that the timer expired.
+ */
 final class Retry {
-  private final ProtocolConfig config;
+  private final RetryTimeout timeout;
+  private final long armedAt;
   private long delay;
   private long dueAt;
+  private boolean fired;
 
-  Retry(ProtocolConfig config, long now) {
-    this.config = config;
-    this.delay = config.retryInitialMillis();
+  Retry(RetryTimeout timeout, long now) {
+    this.timeout = timeout;
+    this.armedAt = now;
+    this.delay = timeout.millis();
     this.dueAt = now + delay;
   }
 
   /** A timer that fires at the first tick: for work resumed after a restart or a move. */
-  static Retry immediately(ProtocolConfig config, long now) {
-    Retry r = new Retry(config, now);
+  static Retry immediately(RetryTimeout timeout, long now) {
+    Retry r = new Retry(timeout, now);
     r.dueAt = now;
+    r.fired = true; // no round trip to measure: whatever answers, answers an earlier life's message too
     return r;
   }
 
@@ -28,8 +36,19 @@ final class Retry {
     if (now < dueAt) {
       return false;
     }
-    delay = Math.min(delay * 2, config.retryMaxMillis());
+    if (!fired) {
+      fired = true;
+      timeout.expired(now);
+    }
+    delay = Math.min(delay * 2, timeout.capMillis());
     dueAt = now + delay;
     return true;
+  }
+
+  /** An answer to the message this timer retries arrived at {@code now}. */
+  void answered(long now) {
+    if (!fired) {
+      timeout.sample(now - armedAt);
+    }
   }
 }

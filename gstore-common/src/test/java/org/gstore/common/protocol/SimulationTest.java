@@ -83,8 +83,8 @@ class SimulationTest {
 
   /** Planted bug: takes any JAA of the right group as fresh, ignoring the yield id. */
   static final class AcceptsStaleJoinAckAck extends Follower {
-    AcceptsStaleJoinAckAck(ProtocolConfig config, UidSource uids, ProtocolStats stats) {
-      super(config, uids, stats);
+    AcceptsStaleJoinAckAck(ProtocolConfig config, RetryTimeout timeout, UidSource uids, ProtocolStats stats) {
+      super(config, timeout, uids, stats);
     }
 
     @Override
@@ -95,8 +95,8 @@ class SimulationTest {
 
   /** Planted bug: treats every J as a duplicate, so a key already in a group joins another. */
   static final class JoinsAnyGroup extends Follower {
-    JoinsAnyGroup(ProtocolConfig config, UidSource uids, ProtocolStats stats) {
-      super(config, uids, stats);
+    JoinsAnyGroup(ProtocolConfig config, RetryTimeout timeout, UidSource uids, ProtocolStats stats) {
+      super(config, timeout, uids, stats);
     }
 
     @Override

@@ -86,6 +86,7 @@ public final class GStoreMetrics {
    */
   static final class Sources {
     volatile Supplier<ProtocolStats> stats = ProtocolStats::new;
+    volatile Supplier<Long> retryTimeoutMillis = () -> 0L;
     volatile Supplier<Integer> groupsLed = () -> 0;
     volatile Supplier<Integer> fencedRows = () -> 0;
     volatile UpdateShipper shipper;
@@ -106,6 +107,7 @@ public final class GStoreMetrics {
       gauge(r, "groupsDeleted", () -> s.stats.get().groupsDeleted());
       gauge(r, "protocolMessagesSent", () -> s.stats.get().messagesSent());
       gauge(r, "protocolMessagesRetried", () -> s.stats.get().messagesRetried());
+      gauge(r, "protocolRetryTimeoutMillis", () -> s.retryTimeoutMillis.get());
       gauge(r, "protocolMessagesUnroutable", () -> s.stats.get().messagesUnroutable());
       gauge(r, "protocolNotMineReceived", () -> s.stats.get().notMineReceived());
       gauge(r, "shipperLagRecords", () -> s.shipper == null ? 0L : s.shipper.pendingCount());

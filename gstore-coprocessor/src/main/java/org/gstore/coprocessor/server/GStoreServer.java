@@ -163,6 +163,7 @@ public final class GStoreServer implements Closeable {
     this.recoveryThread = Executors.newSingleThreadExecutor(daemon("gstore-recovery-"));
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
     gauges.stats = () -> engine.getNow(null) == null ? new ProtocolStats() : engine.getNow(null).stats();
+    gauges.retryTimeoutMillis = () -> engine.getNow(null) == null ? 0L : engine.getNow(null).retryTimeoutMillis();
     gauges.groupsLed = () -> engine.getNow(null) == null ? 0 : engine.getNow(null).groupCount();
     gauges.fencedRows = hosted::fencedRows;
     gauges.shipper = shipper;

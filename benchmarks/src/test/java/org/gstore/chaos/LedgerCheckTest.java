@@ -12,8 +12,10 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The chaos run's verdict catches each way a run can go wrong, and passes a run that went right. */
+@Timeout(10)
 class LedgerCheckTest {
   private final Bank bank = new Bank(TableName.valueOf("bank"), 1, 3, 100);
   private final Bank.Transfer first = new Bank.Transfer("w0-0", bank.row(0, 0), bank.row(0, 1), 30);

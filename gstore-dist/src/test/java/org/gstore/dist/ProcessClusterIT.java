@@ -65,6 +65,7 @@ class ProcessClusterIT {
 
   @Test
   @Order(1)
+  @Timeout(value = 1, unit = TimeUnit.MINUTES)
   void stateTablesExistAsSoonAsTheClusterServes() throws IOException {
     try (Connection connection = ConnectionFactory.createConnection(cluster.clientConfiguration());
         Admin admin = connection.getAdmin()) {

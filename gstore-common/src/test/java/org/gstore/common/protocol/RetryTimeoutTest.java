@@ -3,8 +3,10 @@ package org.gstore.common.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The retry timeout follows measured round trips (RFC 6298's estimator), within the configured bounds. */
+@Timeout(10)
 class RetryTimeoutTest {
   private final ProtocolConfig config = new ProtocolConfig(20, 1_000, 1_000, 1_000, 600_000);
 

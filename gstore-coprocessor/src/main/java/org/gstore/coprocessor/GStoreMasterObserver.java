@@ -17,11 +17,11 @@ import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.MasterObserver;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.gstore.common.wire.RecordCodec;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.gstore.coprocessor.server.StateRows;
 import org.gstore.coprocessor.server.StateTables;
 import org.gstore.coprocessor.server.TableGuard;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps schema changes from silently unfencing grouped rows: while any row of a table is joining or yielded to a

@@ -238,7 +238,6 @@ public final class GStoreServer implements Closeable {
     };
   }
 
-  /** Creates the state tables if needed and starts the engine above this node's reserved uids. */
   /** Binds G-Store's datagram socket to the first free port of {@code gstore.udp.port}'s range. */
   private InetSocketAddress bindUdp(String bindAddress) throws InterruptedException, IOException {
     for (int port = config.udpPort(); ; port++) {
@@ -255,6 +254,7 @@ public final class GStoreServer implements Closeable {
     }
   }
 
+  /** Creates the state tables if needed and starts the engine above this node's reserved uids. */
   private void startEngine() {
     long backoff = 100;
     while (!closed) {

@@ -23,10 +23,13 @@ import org.gstore.client.GStoreClient;
 public final class Benchmark {
   /**
    * @param clients client counts to run (each a point of the curves)
+   * @param ns operations per game for the gaming workload; several run it once per N (the paper's Figure 11
+   *     sweep), each labelled {@code gaming-n<N>}
    * @param rows players in the table (at least n * G * K for the paper's scale factor n)
    */
-  public record Settings(List<Integer> clients, List<String> workloads, int k, int n, long deltaMillis, int rows,
-      boolean contiguous, long warmupMillis, long runMillis, int sharedGroups, int txnSize, boolean zipfian) {}
+  public record Settings(List<Integer> clients, List<String> workloads, int k, List<Integer> ns, long deltaMillis,
+      int rows, boolean contiguous, long warmupMillis, long runMillis, int sharedGroups, int txnSize,
+      boolean zipfian) {}
 
   private final Connection connection;
   private final Settings settings;
@@ -43,16 +46,7 @@ public final class Benchmark {
     List<Recorder.Result> results = new ArrayList<>();
     try (GStoreClient gstore = GStoreClient.create(connection)) {
       BenchSystem.Clients clients = new BenchSystem.Clients(connection, gstore);
-      for (String name : settings.workloads()) {
-        Workload workload = switch (name) {
-          case "gaming" -> new GamingWorkload(new GamingWorkload.Params(settings.k(), settings.n(),
-              settings.deltaMillis(), settings.rows(), settings.contiguous()), clients);
-          case "group-create" -> new GroupCreateWorkload(settings.k(), settings.rows(), clients);
-          case "ycsb-a", "ycsb-b", "ycsb-f" -> new YcsbWorkload(YcsbWorkload.Mix.of(name), settings.zipfian(),
-              Math.min(settings.k(), 20), settings.sharedGroups(), settings.txnSize(), settings.rows(), clients);
-          default -> throw new IllegalArgumentException("unknown workload '" + name
-              + "' (gaming, group-create, ycsb-a, ycsb-b, ycsb-f)");
-        };
+      for (Workload workload : workloads(clients)) {
         for (BenchSystem system : BenchSystem.values()) {
           if (!workload.supports(system)) {
             continue;
@@ -68,6 +62,29 @@ public final class Benchmark {
       }
     }
     return results;
+  }
+
+  /** The workloads to run, in order; the gaming workload once per N. */
+  private List<Workload> workloads(BenchSystem.Clients clients) {
+    List<Workload> workloads = new ArrayList<>();
+    for (String name : settings.workloads()) {
+      switch (name) {
+        case "gaming" -> {
+          for (int n : settings.ns()) {
+            workloads.add(new GamingWorkload(new GamingWorkload.Params(settings.ns().size() == 1 ? "gaming"
+                : "gaming-n" + n, settings.k(), n, settings.deltaMillis(), settings.rows(), settings.contiguous()),
+                clients));
+          }
+        }
+        case "group-create" -> workloads.add(new GroupCreateWorkload(settings.k(), settings.rows(), clients));
+        case "ycsb-a", "ycsb-b", "ycsb-f" -> workloads.add(new YcsbWorkload(YcsbWorkload.Mix.of(name),
+            settings.zipfian(), Math.min(settings.k(), 20), settings.sharedGroups(), settings.txnSize(),
+            settings.rows(), clients));
+        default -> throw new IllegalArgumentException("unknown workload '" + name
+            + "' (gaming, group-create, ycsb-a, ycsb-b, ycsb-f)");
+      }
+    }
+    return workloads;
   }
 
   private Recorder.Result runPoint(Workload workload, BenchSystem system, int clients) throws Exception {
@@ -106,8 +123,8 @@ public final class Benchmark {
             Bytes.toBytes(0)));
       }
     }
-    out.printf("%d players in %s; K=%d, N=%d, delta=%d ms, %s keys; %d s per point after %d s warm-up%n",
-        settings.rows(), Players.TABLE, settings.k(), settings.n(), settings.deltaMillis(),
+    out.printf("%d players in %s; K=%d, N=%s, delta=%d ms, %s keys; %d s per point after %d s warm-up%n",
+        settings.rows(), Players.TABLE, settings.k(), settings.ns(), settings.deltaMillis(),
         settings.contiguous() ? "contiguous" : "random", settings.runMillis() / 1000, settings.warmupMillis() / 1000);
   }
 }

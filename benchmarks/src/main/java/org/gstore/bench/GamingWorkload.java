@@ -23,7 +23,8 @@ import org.gstore.client.TransactionConflictException;
  * <p>As in the paper, a G-Store operation's latency includes its share of the group's create and delete.
  */
 final class GamingWorkload implements Workload {
-  record Params(int k, int n, long deltaMillis, int rows, boolean contiguous) {}
+  /** {@code name} is how results are labelled: {@code gaming}, or {@code gaming-n<N>} in a sweep over N. */
+  record Params(String name, int k, int n, long deltaMillis, int rows, boolean contiguous) {}
 
   private final Params p;
   private final BenchSystem.Clients clients;
@@ -35,7 +36,7 @@ final class GamingWorkload implements Workload {
 
   @Override
   public String name() {
-    return "gaming";
+    return p.name();
   }
 
   @Override

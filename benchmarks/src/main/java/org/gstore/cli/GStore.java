@@ -25,9 +25,9 @@ import org.gstore.testing.process.ProcessCluster;
  * gstore demo  [--conf hbase-site.xml | --set key=value,...]
  *              [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
  * gstore bench [--conf hbase-site.xml | --set key=value,...] [--quick] [--clients 1,2,4]
- *              [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20] [--delta-ms 10] [--rows N]
- *              [--keys random|contiguous] [--distribution zipfian|uniform] [--shared-groups 8] [--txn-size 4]
- *              [--seconds S] [--warmup S] [--out target/bench]
+ *              [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20|10,20,50,100]
+ *              [--delta-ms 10] [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
+ *              [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
  * gstore status --conf hbase-site.xml
  * </pre>
  *
@@ -39,8 +39,8 @@ public final class GStore {
       usage: gstore demo  [--conf hbase-site.xml | --set key=value,...]
                           [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
              gstore bench [--conf hbase-site.xml | --set key=value,...] [--quick] [--clients 1,2,4]
-                          [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20] [--delta-ms 10]
-                          [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
+                          [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20|10,20,50,100]
+                          [--delta-ms 10] [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
                           [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
              gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries)
              gstore cluster start|stop|status|kill|restart [--dir target/cluster] ...   (gstore cluster help)
@@ -168,10 +168,7 @@ public final class GStore {
     allow(o, "--conf", "--set", "--quick", "--clients", "--workloads", "--k", "--n", "--delta-ms", "--rows", "--keys",
         "--distribution", "--shared-groups", "--txn-size", "--seconds", "--warmup", "--out");
     boolean quick = o.containsKey("--quick");
-    List<Integer> clients = new ArrayList<>();
-    for (String c : o.getOrDefault("--clients", quick ? "1,2,4" : "1,2,4,8,16").split(",")) {
-      clients.add(positive(Map.of("--clients", c.trim()), "--clients", 1));
-    }
+    List<Integer> clients = positives(o, "--clients", quick ? "1,2,4" : "1,2,4,8,16");
     String keys = o.getOrDefault("--keys", "random");
     if (!keys.equals("random") && !keys.equals("contiguous")) {
       throw fail("--keys must be random or contiguous");
@@ -183,7 +180,7 @@ public final class GStore {
     int k = positive(o, "--k", 50);
     String workloads = quick ? "gaming,group-create,ycsb-a" : "gaming,group-create,ycsb-a,ycsb-b,ycsb-f";
     Benchmark.Settings settings = new Benchmark.Settings(clients,
-        List.of(o.getOrDefault("--workloads", workloads).split(",")), k, positive(o, "--n", 20),
+        List.of(o.getOrDefault("--workloads", workloads).split(",")), k, positives(o, "--n", "20"),
         Long.parseLong(o.getOrDefault("--delta-ms", "10")), positive(o, "--rows", 20_000),
         keys.equals("contiguous"), 1_000L * positive(o, "--warmup", quick ? 2 : 10),
         1_000L * positive(o, "--seconds", quick ? 10 : 60), positive(o, "--shared-groups", 8),
@@ -260,6 +257,15 @@ public final class GStore {
         throw fail("unknown option " + flag + "\n" + USAGE);
       }
     }
+  }
+
+  /** A comma-separated list of positive whole numbers, such as {@code --clients 1,2,4}. */
+  static List<Integer> positives(Map<String, String> options, String flag, String dflt) {
+    List<Integer> values = new ArrayList<>();
+    for (String v : options.getOrDefault(flag, dflt).split(",")) {
+      values.add(positive(Map.of(flag, v.trim()), flag, 1));
+    }
+    return values;
   }
 
   static int positive(Map<String, String> options, String flag, int dflt) {

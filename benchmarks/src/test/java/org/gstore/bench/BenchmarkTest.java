@@ -27,7 +27,8 @@ class BenchmarkTest {
   void everyWorkloadRunsOnBothSystemsAndTheReportsAreWritten(GStoreMiniCluster cluster, @TempDir Path out)
       throws Exception {
     Benchmark.Settings settings = new Benchmark.Settings(List.of(1, 3),
-        List.of("gaming", "group-create", "ycsb-a", "ycsb-f"), 10, 5, 2, 2_000, false, 500, 2_500, 2, 3, true);
+        List.of("gaming", "group-create", "ycsb-a", "ycsb-f"), 10, List.of(5), 2, 2_000, false, 500, 2_500, 2, 3,
+        true);
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     List<Recorder.Result> results = new Benchmark(cluster.getConnection(), settings,
         new PrintStream(log, true, StandardCharsets.UTF_8)).run();
@@ -66,5 +67,21 @@ class BenchmarkTest {
       }
       assertThat(fenced).isZero();
     }
+  }
+
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aSweepOverNRunsTheGamingWorkloadOncePerNWithAChartEach(GStoreMiniCluster cluster, @TempDir Path out)
+      throws Exception {
+    Benchmark.Settings settings = new Benchmark.Settings(List.of(1), List.of("gaming"), 10, List.of(3, 6), 2,
+        2_000, false, 300, 1_500, 2, 3, true);
+    List<Recorder.Result> results = new Benchmark(cluster.getConnection(), settings,
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
+
+    assertThat(results).extracting(r -> r.system() + "/" + r.workload()).containsExactlyInAnyOrder(
+        "gstore/gaming-n3", "hbase/gaming-n3", "gstore/gaming-n6", "hbase/gaming-n6");
+    Reports.write(results, out);
+    assertThat(out.resolve("gaming-n3-latency.png")).exists();
+    assertThat(out.resolve("gaming-n6-latency.png")).exists();
   }
 }

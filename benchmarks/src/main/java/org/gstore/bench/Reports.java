@@ -14,7 +14,10 @@ import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 
-/** Writes benchmark results: {@code summary.csv}, {@code summary.json}, and PNG charts per workload. */
+/**
+ * Writes benchmark results: {@code summary.csv}, {@code summary.json}, PNG charts per workload, and for a sweep
+ * over N the gaming chart against N.
+ */
 public final class Reports {
   public static final String CSV_HEADER = "system,workload,clients,ops,throughput_ops_s,p50_ms,p99_ms,abort_rate";
 
@@ -44,6 +47,31 @@ public final class Reports {
       chart(dir, e.getKey(), e.getValue(), "latency", "mean latency per operation (ms)", Recorder.Result::meanMs);
       chart(dir, e.getKey(), e.getValue(), "throughput", "operations per second", Recorder.Result::throughput);
     }
+    sweepChart(dir, results);
+  }
+
+  /**
+   * With the gaming workload run for several N ({@code gaming-n<N>}), the paper's Figure 11 view as well:
+   * {@code gaming-sweep-latency.png}, mean latency per operation against N, one line per system and client count.
+   */
+  private static void sweepChart(Path dir, List<Recorder.Result> results) throws IOException {
+    Map<String, TreeMap<Integer, Double>> lines = new TreeMap<>();
+    for (Recorder.Result r : results) {
+      if (r.workload().matches("gaming-n\\d+")) {
+        int n = Integer.parseInt(r.workload().substring("gaming-n".length()));
+        lines.computeIfAbsent(r.system() + ", " + r.clients() + " clients", l -> new TreeMap<>()).put(n, r.meanMs());
+      }
+    }
+    if (lines.values().stream().noneMatch(points -> points.size() > 1)) {
+      return;
+    }
+    XYChart chart = new XYChartBuilder().width(800).height(500).title("gaming: latency vs operations per game (N)")
+        .xAxisTitle("N (operations per game)").yAxisTitle("mean latency per operation (ms)").build();
+    lines.forEach((name, points) -> chart.addSeries(name,
+        points.keySet().stream().mapToDouble(Integer::doubleValue).toArray(),
+        points.values().stream().mapToDouble(Double::doubleValue).toArray()));
+    BitmapEncoder.saveBitmap(chart, dir.resolve("gaming-sweep-latency.png").toString(),
+        BitmapEncoder.BitmapFormat.PNG);
   }
 
   private static void chart(Path dir, String workload, List<Recorder.Result> results, String what, String yAxis,

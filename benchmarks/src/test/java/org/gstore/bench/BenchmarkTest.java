@@ -83,5 +83,6 @@ class BenchmarkTest {
     Reports.write(results, out);
     assertThat(out.resolve("gaming-n3-latency.png")).exists();
     assertThat(out.resolve("gaming-n6-latency.png")).exists();
+    assertThat(out.resolve("gaming-sweep-latency.png")).exists();
   }
 }

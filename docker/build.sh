@@ -18,7 +18,7 @@ if ! docker image inspect debian:bookworm-slim >/dev/null 2>&1 && ! docker pull 
   command -v debootstrap >/dev/null || { echo "docker/build.sh: no registry and no debootstrap (apt-get install debootstrap)" >&2; exit 2; }
   mirror="$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)"
   mirror="${mirror:-$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list 2>/dev/null)}"
-  rootfs="$(mktemp -d /var/tmp/gstore-rootfs.XXXXXX)"
+  rootfs="$(mktemp -d --tmpdir=/var/tmp)"
   echo "docker/build.sh: making debian:bookworm-slim with debootstrap from ${mirror}" >&2
   debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >/dev/null
   tar -C "$rootfs" -c . | docker import - debian:bookworm-slim >/dev/null
@@ -31,7 +31,7 @@ if [ ! -f "$here/gstore.secret" ]; then
   (umask 077 && head -c 32 /dev/urandom | base64 > "$here/gstore.secret")
 fi
 
-context="$(mktemp -d /var/tmp/gstore-docker.XXXXXX)"
+context="$(mktemp -d --tmpdir=/var/tmp)"
 trap 'rm -rf "$context"' EXIT
 cp -a "$dist" "$context/gstore"
 cp "$here/Dockerfile" "$here/entrypoint.sh" "$context/"

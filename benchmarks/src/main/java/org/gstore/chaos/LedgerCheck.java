@@ -5,8 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
@@ -63,7 +65,7 @@ final class LedgerCheck {
     // the ledger: every applied transfer, from the rows it left
     Map<String, Long> expected = new HashMap<>();
     rows.keySet().forEach(r -> expected.put(r, bank.initialBalance()));
-    Map<String, Boolean> ledgerIds = new HashMap<>();
+    Set<String> ledgerIds = new HashSet<>();
     long applied = 0;
     for (Map.Entry<String, org.apache.hadoop.hbase.client.Result> e : rows.entrySet()) {
       for (Map.Entry<byte[], byte[]> cell : e.getValue().getFamilyMap(Bank.CF).entrySet()) {
@@ -75,7 +77,7 @@ final class LedgerCheck {
         long amount = Long.parseLong(entry[1]);
         expected.merge(e.getKey(), -amount, Long::sum);
         expected.merge(entry[0], amount, Long::sum);
-        ledgerIds.put(qualifier.substring(Bank.LEDGER_PREFIX.length()), true);
+        ledgerIds.add(qualifier.substring(Bank.LEDGER_PREFIX.length()));
         applied++;
       }
     }
@@ -89,7 +91,7 @@ final class LedgerCheck {
     }
     long lost = 0;
     for (Bank.Transfer t : acknowledged) {
-      if (!ledgerIds.containsKey(t.id())) {
+      if (!ledgerIds.contains(t.id())) {
         lost++;
         details.add("acknowledged transfer " + t.id() + " (" + t.amount() + " from "
             + Bytes.toStringBinary(t.from()) + ") is not in the ledger");

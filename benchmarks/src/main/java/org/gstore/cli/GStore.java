@@ -117,12 +117,8 @@ public final class GStore {
         duration(o, "--kill-every", "30s"), duration(o, "--down", "5s"), positive(o, "--groups", 4), accounts,
         positive(o, "--workers", 4), killMaster.equals("yes"),
         Long.parseLong(o.getOrDefault("--seed", Long.toString(System.nanoTime() % 1_000_000))));
-    boolean[] ok = new boolean[1];
-    withCluster(conf, Map.of(), (connection, embedded) -> {
-      ok[0] = new BankChaos(connection, cluster, settings, System.out).run().ok();
-      return ok[0];
-    });
-    return ok[0];
+    return withCluster(conf, Map.of(),
+        (connection, embedded) -> new BankChaos(connection, cluster, settings, System.out).run().ok());
   }
 
   /** {@code 30s}, {@code 2m} or a number of seconds. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -64,7 +65,9 @@ class ContainerClusterIT {
         for (byte[] row : rows) {
           table.put(new Put(row).addColumn(CF, BALANCE, Bytes.toBytes(100L)));
         }
-        assertThat(connection.getAdmin().getRegionServers()).hasSize(3);
+        try (Admin admin = connection.getAdmin()) {
+          assertThat(admin.getRegionServers()).hasSize(3);
+        }
         KeyGroup group = client.createGroup(GroupSpec.builder().id("across-containers").leader(ACCOUNTS, rows.get(0))
             .members(ACCOUNTS, rows).build());
         assertThat(group.members()).hasSize(3);

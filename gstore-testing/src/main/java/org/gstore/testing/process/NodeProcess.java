@@ -158,18 +158,21 @@ final class NodeProcess {
 
   /** Waits up to {@code timeout} for the process to be gone; true if it is. */
   boolean awaitExit(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    Optional<Long> pid = pid();
-    while (pid.isPresent() && System.nanoTime() < deadline) {
-      try {
-        ProcessHandle.of(pid.get()).ifPresent(h -> h.onExit().completeOnTimeout(h, 200,
-            java.util.concurrent.TimeUnit.MILLISECONDS).join());
-      } catch (RuntimeException e) {
-        // gone between the check and the wait
-      }
-      pid = pid();
+    Optional<ProcessHandle> handle = pid().flatMap(ProcessHandle::of);
+    if (handle.isEmpty()) {
+      return true;
     }
-    return pid.isEmpty();
+    try {
+      handle.get().onExit().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException stillRunning) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return !alive();
+    } catch (java.util.concurrent.ExecutionException e) {
+      return !alive();
+    }
   }
 
   /** Stops the process: {@code SIGTERM}, then {@code SIGKILL} if it is still there after {@code grace}. */

@@ -2,23 +2,32 @@ package org.gstore.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.omid.transaction.TTable;
+import org.apache.omid.transaction.Transaction;
+import org.apache.omid.transaction.TransactionManager;
+import org.gstore.bench.omid.OmidClient;
+import org.gstore.bench.omid.OmidSettings;
+import org.gstore.bench.omid.OmidTso;
 import org.gstore.client.GStoreClient;
 
 /**
- * Runs workloads against G-Store and plain HBase side by side, on the same cluster and rows, for each client
- * count, and collects one {@link Recorder.Result} per system, workload and client count.
+ * Runs workloads against G-Store, plain HBase and Apache Omid side by side, on the same cluster and rows, for each
+ * client count, and collects one {@link Recorder.Result} per system, workload and client count.
  */
 public final class Benchmark {
   /**
@@ -26,10 +35,12 @@ public final class Benchmark {
    * @param ns operations per game for the gaming workload; several run it once per N (the paper's Figure 11
    *     sweep), each labelled {@code gaming-n<N>}
    * @param rows players in the table (at least n * G * K for the paper's scale factor n)
+   * @param systems the systems to run, in order
+   * @param omid how Omid runs, when it is among {@code systems}
    */
   public record Settings(List<Integer> clients, List<String> workloads, int k, List<Integer> ns, long deltaMillis,
       int rows, boolean contiguous, long warmupMillis, long runMillis, int sharedGroups, int txnSize,
-      boolean zipfian) {}
+      boolean zipfian, List<BenchSystem> systems, OmidSettings omid) {}
 
   private final Connection connection;
   private final Settings settings;
@@ -44,10 +55,17 @@ public final class Benchmark {
   public List<Recorder.Result> run() throws Exception {
     preparePlayers();
     List<Recorder.Result> results = new ArrayList<>();
-    try (GStoreClient gstore = GStoreClient.create(connection)) {
-      BenchSystem.Clients clients = new BenchSystem.Clients(connection, gstore);
+    boolean omid = settings.systems().contains(BenchSystem.OMID);
+    Path omidDir = omid ? Files.createTempDirectory("gstore-bench-omid-") : null;
+    try (GStoreClient gstore = GStoreClient.create(connection);
+        OmidTso tso = omid ? startTso(omidDir) : null;
+        OmidClient omidClient = omid ? OmidClient.connect(connection, tso, settings.omid()) : null) {
+      if (omid) {
+        prepareOmidPlayers(omidClient);
+      }
+      BenchSystem.Clients clients = new BenchSystem.Clients(connection, gstore, omidClient);
       for (Workload workload : workloads(clients)) {
-        for (BenchSystem system : BenchSystem.values()) {
+        for (BenchSystem system : settings.systems()) {
           if (!workload.supports(system)) {
             continue;
           }
@@ -57,11 +75,25 @@ public final class Benchmark {
             out.printf("  %-6s %-17s %3d clients: %8.1f ops/s  p50 %7.2f ms  p99 %7.2f ms  mean %7.2f ms"
                 + "  aborts %4.1f%%%n", r.system(), r.workload(), r.clients(), r.throughput(), r.p50Ms(), r.p99Ms(),
                 r.meanMs(), 100 * r.abortRate());
+            r.phases().forEach((name, ph) -> out.printf("  %-6s %-17s %3d clients: %-6s x%-5d p50 %7.2f ms"
+                + "  p99 %7.2f ms  mean %7.2f ms%n", "", "", r.clients(), name, ph.count(), ph.p50Ms(), ph.p99Ms(),
+                ph.meanMs()));
           }
         }
       }
     }
+    if (omid) {
+      deleteRecursively(omidDir); // kept when the run failed: the TSO's log is there
+    }
     return results;
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   /** The workloads to run, in order; the gaming workload once per N. */
@@ -95,7 +127,7 @@ public final class Benchmark {
     long start = System.nanoTime();
     double total = settings.warmupMillis() + settings.runMillis();
     try (ProgressBar bar = new ProgressBar(out, () -> (System.nanoTime() - start) / 1e6 / total,
-        () -> String.format("%s %s, %d clients", system.label, workload.name(), clients))) {
+        () -> String.format("%s %s, %d clients", label(system), workload.name(), clients))) {
       List<Future<?>> running = new ArrayList<>();
       for (int c = 0; c < clients; c++) {
         int client = c;
@@ -111,7 +143,45 @@ public final class Benchmark {
       pool.shutdownNow();
       workload.tearDown(system);
     }
-    return recorder.result(system.label, workload.name(), clients);
+    return recorder.result(label(system), workload.name(), clients);
+  }
+
+  /** The system's name in results: {@code gstore}, {@code hbase}, and {@code omid} or the Omid variant's name. */
+  private String label(BenchSystem system) {
+    return system == BenchSystem.OMID ? settings.omid().label() : system.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private OmidTso startTso(Path dir) throws IOException {
+    out.printf("Starting an Apache Omid TSO (%s; %s) in its own JVM; its log: %s%n", settings.omid().label(),
+        settings.omid(), dir.resolve("tso.log"));
+    return OmidTso.start(connection, settings.omid(), dir);
+  }
+
+  /**
+   * Omid plays on a table of its own with the same players and regions, keeping every version; its players are
+   * written through Omid transactions so that Omid's reads see them.
+   */
+  private void prepareOmidPlayers(OmidClient omid) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      if (!admin.tableExists(Players.OMID_TABLE)) {
+        admin.createTable(TableDescriptorBuilder.newBuilder(Players.OMID_TABLE).setColumnFamily(
+            ColumnFamilyDescriptorBuilder.newBuilder(Players.CF).setMaxVersions(Integer.MAX_VALUE).build()).build(),
+            Players.splits());
+      }
+    }
+    TransactionManager tm = omid.transactions();
+    try (TTable table = omid.table(Players.OMID_TABLE)) {
+      for (int from = 0; from < settings.rows(); from += 1_000) {
+        Transaction tx = tm.begin();
+        for (int i = from; i < Math.min(settings.rows(), from + 1_000); i++) {
+          table.put(tx, new Put(Players.row(i, settings.rows())).addColumn(Players.CF, Players.SCORE,
+              Bytes.toBytes(0)));
+        }
+        tm.commit(tx);
+      }
+    } catch (org.apache.omid.transaction.RollbackException e) {
+      throw new IOException("could not write the players through Omid: nothing else writes them", e);
+    }
   }
 
   private void preparePlayers() throws IOException {

@@ -9,6 +9,9 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.omid.transaction.RollbackException;
+import org.apache.omid.transaction.TTable;
+import org.apache.omid.transaction.TransactionManager;
 import org.gstore.client.KeyGroup;
 import org.gstore.client.RowKey;
 import org.gstore.client.Transaction;
@@ -18,7 +21,8 @@ import org.gstore.client.TransactionConflictException;
  * The G-Store paper's gaming benchmark (section 6.1): each client forms a group of about K players (normal,
  * sigma K/10), chosen at random or as a contiguous range, runs about N operations on them (read, write or
  * read-modify-write, a third each) with a think time between delta and 2 delta, deletes the group, and starts
- * again. Against plain HBase the same operations run on the same rows without a group.
+ * again. Against plain HBase the same operations run on the same rows without a group; against Omid each operation
+ * is one Omid transaction (Omid needs no groups).
  *
  * <p>As in the paper, a G-Store operation's latency includes its share of the group's create and delete.
  */
@@ -47,15 +51,16 @@ final class GamingWorkload implements Workload {
   @Override
   public void runClient(BenchSystem system, int client, Recorder recorder) throws IOException {
     Random random = new Random(1_000L + client);
-    try (Table table = clients.connection().getTable(Players.TABLE)) {
+    try (Table table = clients.connection().getTable(Players.TABLE);
+        TTable omidTable = system == BenchSystem.OMID ? clients.omid().table(Players.OMID_TABLE) : null) {
       while (!recorder.done()) {
         int k = Math.max(2, (int) Math.round(p.k() + p.k() / 10.0 * random.nextGaussian()));
         int n = Math.max(1, (int) Math.round(p.n() + p.n() / 5.0 * random.nextGaussian()));
         List<byte[]> players = Players.pick(random, k, p.rows(), p.contiguous());
-        if (system == BenchSystem.GSTORE) {
-          game(players, n, random, recorder);
-        } else {
-          plain(table, players, n, random, recorder);
+        switch (system) {
+          case GSTORE -> game(players, n, random, recorder);
+          case HBASE -> plain(table, players, n, random, recorder);
+          case OMID -> omid(omidTable, players, n, random, recorder);
         }
       }
     }
@@ -65,6 +70,7 @@ final class GamingWorkload implements Workload {
     long t0 = System.nanoTime();
     KeyGroup group = Groups.form(clients.gstore(), players, random, p.rows(), p.contiguous());
     long overhead = System.nanoTime() - t0;
+    recorder.phase("create", overhead);
     List<RowKey> members = List.copyOf(group.members());
     long[] opNanos = new long[n];
     for (int i = 0; i < n && !recorder.done(); i++) {
@@ -91,7 +97,9 @@ final class GamingWorkload implements Workload {
     }
     long t1 = System.nanoTime();
     group.delete();
-    overhead += System.nanoTime() - t1;
+    long delete = System.nanoTime() - t1;
+    recorder.phase("delete", delete);
+    overhead += delete;
     for (long op : opNanos) {
       if (op > 0) {
         recorder.op(op + overhead / n);
@@ -111,6 +119,34 @@ final class GamingWorkload implements Workload {
       }
       if (kind != 0) {
         table.put(new Put(row).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
+      }
+      recorder.op(System.nanoTime() - start);
+    }
+  }
+
+  private void omid(TTable table, List<byte[]> players, int n, Random random, Recorder recorder)
+      throws IOException {
+    TransactionManager tm = clients.omid().transactions();
+    for (int i = 0; i < n && !recorder.done(); i++) {
+      think(random);
+      byte[] row = players.get(random.nextInt(players.size()));
+      int kind = random.nextInt(3);
+      long start = System.nanoTime();
+      while (true) {
+        try {
+          org.apache.omid.transaction.Transaction tx = tm.begin();
+          if (kind != 1) {
+            table.get(tx, new Get(row));
+          }
+          if (kind != 0) {
+            table.put(tx, new Put(row).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
+          }
+          tm.commit(tx);
+          recorder.committed();
+          break;
+        } catch (RollbackException e) {
+          recorder.aborted();
+        }
       }
       recorder.op(System.nanoTime() - start);
     }

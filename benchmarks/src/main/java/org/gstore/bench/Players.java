@@ -11,6 +11,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 /** The benchmark's Players table: rows {@code player0000000..}, spread over its regions by their first digit. */
 final class Players {
   static final TableName TABLE = TableName.valueOf("bench_players");
+  /** The same players for Omid, in a table of the same shape that keeps every version (Omid's multi-versioning). */
+  static final TableName OMID_TABLE = TableName.valueOf("bench_players_omid");
   static final byte[] CF = Bytes.toBytes("p");
   static final byte[] SCORE = Bytes.toBytes("score");
   static final int REGIONS = 12;
@@ -21,6 +23,11 @@ final class Players {
     // the row number scaled to a 7-digit prefix keeps contiguous players contiguous and spreads them evenly
     long scaled = (long) i * 10_000_000L / rows;
     return Bytes.toBytes(String.format("player%07d", scaled));
+  }
+
+  /** The table {@code system} plays on. */
+  static TableName table(BenchSystem system) {
+    return system == BenchSystem.OMID ? OMID_TABLE : TABLE;
   }
 
   static byte[][] splits() {

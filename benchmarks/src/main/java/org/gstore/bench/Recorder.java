@@ -1,17 +1,23 @@
 package org.gstore.bench;
 
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * What one run point records: operation latencies (HdrHistogram, microseconds), operation count, and transaction
- * commits and aborts. Shared by the run's client threads; measurements start after the warm-up.
+ * What one run point records: operation latencies (HdrHistogram, microseconds), operation count, transaction
+ * commits and aborts, and the latencies of named phases that are not operations themselves (a game's group create
+ * and delete). Shared by the run's client threads; measurements start after the warm-up.
  */
 final class Recorder {
   private final org.HdrHistogram.Recorder latencies = new org.HdrHistogram.Recorder(3);
   private final AtomicLong ops = new AtomicLong();
   private final AtomicLong commits = new AtomicLong();
   private final AtomicLong aborts = new AtomicLong();
+  private final ConcurrentMap<String, org.HdrHistogram.Recorder> phases = new ConcurrentHashMap<>();
   private final long measureFrom;
   private final long endAt;
 
@@ -50,6 +56,13 @@ final class Recorder {
     }
   }
 
+  /** One occurrence of phase {@code name} (for example {@code create}) that took {@code nanos}. */
+  void phase(String name, long nanos) {
+    if (measuring()) {
+      phases.computeIfAbsent(name, n -> new org.HdrHistogram.Recorder(3)).recordValue(Math.max(1, nanos / 1_000));
+    }
+  }
+
   Result result(String system, String workload, int clients) {
     Histogram h = latencies.getIntervalHistogram();
     double seconds = (endAt - measureFrom) / 1e9;
@@ -59,10 +72,23 @@ final class Recorder {
         h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50) / 1e3,
         h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99) / 1e3,
         h.getTotalCount() == 0 ? 0 : h.getMean() / 1e3,
-        c + a == 0 ? 0 : (double) a / (c + a));
+        c + a == 0 ? 0 : (double) a / (c + a), phaseResults());
   }
 
-  /** One row of the summary. */
+  private Map<String, Phase> phaseResults() {
+    Map<String, Phase> results = new TreeMap<>();
+    phases.forEach((name, recorder) -> {
+      Histogram h = recorder.getIntervalHistogram();
+      results.put(name, new Phase(h.getTotalCount(), h.getValueAtPercentile(50) / 1e3,
+          h.getValueAtPercentile(99) / 1e3, h.getMean() / 1e3));
+    });
+    return results;
+  }
+
+  /** One row of the summary; {@code phases} by name, empty for workloads that record none. */
   record Result(String system, String workload, int clients, long ops, double throughput, double p50Ms,
-      double p99Ms, double meanMs, double abortRate) {}
+      double p99Ms, double meanMs, double abortRate, Map<String, Phase> phases) {}
+
+  /** How often a phase happened and how long it took. */
+  record Phase(long count, double p50Ms, double p99Ms, double meanMs) {}
 }

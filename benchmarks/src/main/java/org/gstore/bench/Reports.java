@@ -34,9 +34,9 @@ public final class Reports {
           r.ops(), r.throughput(), r.p50Ms(), r.p99Ms(), r.abortRate()));
       json.append(String.format(Locale.ROOT, "  {\"system\": \"%s\", \"workload\": \"%s\", \"clients\": %d,"
           + " \"ops\": %d, \"throughput_ops_s\": %.1f, \"p50_ms\": %.3f, \"p99_ms\": %.3f, \"mean_ms\": %.3f,"
-          + " \"abort_rate\": %.4f, \"goodput_ops_s\": %.1f}%s%n", r.system(), r.workload(), r.clients(), r.ops(),
+          + " \"abort_rate\": %.4f, \"goodput_ops_s\": %.1f%s}%s%n", r.system(), r.workload(), r.clients(), r.ops(),
           r.throughput(), r.p50Ms(), r.p99Ms(), r.meanMs(), r.abortRate(), r.throughput() * (1 - r.abortRate()),
-          i + 1 < results.size() ? "," : ""));
+          phasesJson(r), i + 1 < results.size() ? "," : ""));
     }
     json.append("]\n");
     Files.write(dir.resolve("summary.csv"), csv, StandardCharsets.UTF_8);
@@ -48,6 +48,17 @@ public final class Reports {
       chart(dir, e.getKey(), e.getValue(), "throughput", "operations per second", Recorder.Result::throughput);
     }
     sweepChart(dir, results);
+  }
+
+  /** {@code , "phases": {"create": {...}, ...}}, or nothing when the workload recorded no phase. */
+  private static String phasesJson(Recorder.Result r) {
+    if (r.phases().isEmpty()) {
+      return "";
+    }
+    List<String> entries = new ArrayList<>();
+    r.phases().forEach((name, p) -> entries.add(String.format(Locale.ROOT, "\"%s\": {\"count\": %d, \"p50_ms\": %.3f,"
+        + " \"p99_ms\": %.3f, \"mean_ms\": %.3f}", name, p.count(), p.p50Ms(), p.p99Ms(), p.meanMs())));
+    return ", \"phases\": {" + String.join(", ", entries) + "}";
   }
 
   /**

@@ -8,6 +8,9 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.omid.transaction.RollbackException;
+import org.apache.omid.transaction.TTable;
+import org.apache.omid.transaction.TransactionManager;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
 import org.gstore.client.RowKey;
@@ -22,8 +25,9 @@ import site.ycsb.generator.ZipfianGenerator;
  * uniform or zipfian row choice (YCSB's own generators). Clients share a pool of groups of K rows and run
  * transactions of {@code txnSize} operations on a random group each time, so hot rows meet concurrent
  * transactions and conflicts happen; aborted transactions count in throughput but not in goodput. Against plain
- * HBase the same operations run one by one on the same rows. Latency is per operation: a transaction's time
- * divided by its operations.
+ * HBase the same operations run one by one on the same rows; against Omid they are one Omid transaction on the same
+ * rows of its own table (Omid needs no groups). Latency is per operation: a transaction's time divided by its
+ * operations.
  */
 final class YcsbWorkload implements Workload {
   record Mix(String name, double readProportion, boolean readModifyWrite) {
@@ -92,12 +96,15 @@ final class YcsbWorkload implements Workload {
   public void runClient(BenchSystem system, int client, Recorder recorder) throws IOException {
     Random random = new Random(3_000L + client);
     NumberGenerator row = zipfian ? new ZipfianGenerator(0, k - 1) : new UniformLongGenerator(0, k - 1);
-    try (Table table = clients.connection().getTable(Players.TABLE)) {
+    try (Table table = clients.connection().getTable(Players.TABLE);
+        TTable omidTable = system == BenchSystem.OMID ? clients.omid().table(Players.OMID_TABLE) : null) {
       while (!recorder.done()) {
         int g = random.nextInt(groupCount);
         long start = System.nanoTime();
         if (system == BenchSystem.GSTORE) {
           transaction(pool.get(g), row, random, recorder);
+        } else if (system == BenchSystem.OMID) {
+          omidTransaction(omidTable, g, row, random, recorder);
         } else {
           for (int i = 0; i < txnSize; i++) {
             byte[] r = Players.row(g * k + row.nextValue().intValue(), rows);
@@ -115,6 +122,29 @@ final class YcsbWorkload implements Workload {
           recorder.op(perOp);
         }
       }
+    }
+  }
+
+  /** The same operations on the same rows as {@link #transaction}, as one Omid transaction. */
+  private void omidTransaction(TTable table, int g, NumberGenerator row, Random random, Recorder recorder)
+      throws IOException {
+    TransactionManager tm = clients.omid().transactions();
+    try {
+      org.apache.omid.transaction.Transaction tx = tm.begin();
+      for (int i = 0; i < txnSize; i++) {
+        byte[] r = Players.row(g * k + row.nextValue().intValue(), rows);
+        boolean read = random.nextDouble() < mix.readProportion();
+        if (read || mix.readModifyWrite()) {
+          table.get(tx, new Get(r));
+        }
+        if (!read || mix.readModifyWrite()) {
+          table.put(tx, new Put(r).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
+        }
+      }
+      tm.commit(tx);
+      recorder.committed();
+    } catch (RollbackException e) {
+      recorder.aborted();
     }
   }
 

@@ -263,18 +263,11 @@ final class CasinoDemo {
   }
 
   private void reportServers(long walRecords, long walSyncs) {
-    long[] commitMicros = ServerMetrics.medianAnd99th("txnCommitLatencyMicros");
-    out.printf("  leader commit latency p50 %.1f ms, p99 %.1f ms (validation + WAL sync, at the leader)%n",
-        commitMicros[0] / 1e3, commitMicros[1] / 1e3);
+    ServerMetrics.printServerLatencies(out);
     out.printf("  WAL group commit      %d commits in %d syncs: %.2f commits per sync%n", walRecords, walSyncs,
         (double) walRecords / Math.max(1, walSyncs));
     out.printf("  shipper lag           at most %d commits, %d ms behind (sampled on one region server)%n",
         maxShipperLagRecords.get(), maxShipperLagMillis.get());
-    long sent = ServerMetrics.gauge("protocolMessagesSent");
-    long retried = ServerMetrics.gauge("protocolMessagesRetried");
-    out.printf("  protocol messages     %d sent, %d of them retries (%.1f%%); retry timeout now %d ms (one region"
-        + " server)%n", sent, retried, 100.0 * retried / Math.max(1, sent), ServerMetrics.gauge(
-        "protocolRetryTimeoutMillis"));
   }
 
   /** Latencies in nanoseconds; percentiles by sorting (the demo records at most a few hundred thousand). */

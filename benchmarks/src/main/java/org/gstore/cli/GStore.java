@@ -4,6 +4,7 @@ import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,11 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.gstore.bench.BenchSystem;
 import org.gstore.bench.Benchmark;
 import org.gstore.bench.Reports;
+import org.gstore.bench.ScaleRun;
+import org.gstore.bench.omid.OmidSettings;
 import org.gstore.chaos.BankChaos;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.process.ProcessCluster;
@@ -28,6 +32,9 @@ import org.gstore.testing.process.ProcessCluster;
  *              [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20|10,20,50,100]
  *              [--delta-ms 10] [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
  *              [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
+ *              [--systems gstore,hbase,omid] [--omid wait=low-cpu,low-latency=yes,batch-ms=1,post-commit=async]
+ * gstore scale [--conf hbase-site.xml | --set key=value,...] [--groups 10000] [--k 10] [--clients 16]
+ *              [--large-groups 3] [--large-k 1000] [--tombstone-wait 2m]
  * gstore status --conf hbase-site.xml
  * </pre>
  *
@@ -42,6 +49,11 @@ public final class GStore {
                           [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20|10,20,50,100]
                           [--delta-ms 10] [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
                           [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
+                          [--systems gstore,hbase,omid]
+                          [--omid wait=low-cpu|high-throughput,low-latency=yes|no,batch-ms=N,post-commit=async|sync]
+             gstore scale [--conf hbase-site.xml | --set key=value,...] [--groups 10000] [--k 10] [--clients 16]
+                          [--large-groups 3] [--large-k 1000] [--tombstone-wait 2m]
+                          (many groups active at once, state-table cleanup, very large groups)
              gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries)
              gstore cluster start|stop|status|kill|restart [--dir target/cluster] ...   (gstore cluster help)
              gstore chaos [--dir target/cluster] [--conf hbase-site.xml] [--minutes 5] [--kill-every 30s]
@@ -76,9 +88,14 @@ public final class GStore {
         case "demo" -> demo(options);
         case "bench" -> bench(options);
         case "status" -> status(options);
+        case "scale" -> scale(options);
         default -> throw fail("unknown command '" + argv[0] + "'\n" + USAGE);
       };
-      return withCluster(options.get("--conf"), settings(options), job) ? 0 : 1;
+      Map<String, String> settings = settings(options);
+      if (argv[0].equals("scale")) {
+        settings.putIfAbsent("gstore.group.tombstone.retention.ms", "30000"); // to see the tables cleaned up
+      }
+      return withCluster(options.get("--conf"), settings, job) ? 0 : 1;
     } catch (UsageException e) {
       System.err.println("gstore: " + e.getMessage());
       return 2;
@@ -138,6 +155,18 @@ public final class GStore {
     throw fail(flag + " takes a duration like 30s or 2m, not '" + raw + "'");
   }
 
+  private static Job scale(Map<String, String> o) {
+    allow(o, "--conf", "--set", "--groups", "--k", "--clients", "--large-groups", "--large-k", "--tombstone-wait");
+    ScaleRun.Settings settings = new ScaleRun.Settings(positive(o, "--groups", 10_000), positive(o, "--k", 10),
+        positive(o, "--clients", 16), positive(o, "--large-groups", 3), positive(o, "--large-k", 1_000),
+        duration(o, "--tombstone-wait", "2m").toMillis());
+    return (connection, embedded) -> {
+      new ScaleRun(connection, settings, System.out, embedded ? () -> ServerMetrics.counter("datagramsSent") : null,
+          embedded).run();
+      return true;
+    };
+  }
+
   private static Job status(Map<String, String> o) {
     allow(o, "--conf");
     return (connection, embedded) -> {
@@ -162,7 +191,7 @@ public final class GStore {
 
   private static Job bench(Map<String, String> o) {
     allow(o, "--conf", "--set", "--quick", "--clients", "--workloads", "--k", "--n", "--delta-ms", "--rows", "--keys",
-        "--distribution", "--shared-groups", "--txn-size", "--seconds", "--warmup", "--out");
+        "--distribution", "--shared-groups", "--txn-size", "--seconds", "--warmup", "--out", "--systems", "--omid");
     boolean quick = o.containsKey("--quick");
     List<Integer> clients = positives(o, "--clients", quick ? "1,2,4" : "1,2,4,8,16");
     String keys = o.getOrDefault("--keys", "random");
@@ -179,15 +208,36 @@ public final class GStore {
         List.of(o.getOrDefault("--workloads", workloads).split(",")), k, positives(o, "--n", "20"),
         Long.parseLong(o.getOrDefault("--delta-ms", "10")), positive(o, "--rows", 20_000),
         keys.equals("contiguous"), 1_000L * positive(o, "--warmup", quick ? 2 : 10),
-        1_000L * positive(o, "--seconds", quick ? 10 : 60), positive(o, "--shared-groups", 8),
-        positive(o, "--txn-size", 4), distribution.equals("zipfian"));
+        1_000L * positive(o, "--seconds", quick ? 8 : 60), positive(o, "--shared-groups", 8),
+        positive(o, "--txn-size", 4), distribution.equals("zipfian"), systems(o), omid(o));
     Path out = Path.of(o.getOrDefault("--out", "target/bench"));
     return (connection, embedded) -> {
       var results = new Benchmark(connection, settings, System.out).run();
       Reports.write(results, out);
+      if (embedded) {
+        System.out.println("Embedded region servers, over the whole run:");
+        ServerMetrics.printServerLatencies(System.out);
+      }
       System.out.println("Results in " + out.toAbsolutePath() + " (summary.csv, summary.json, *.png)");
       return true;
     };
+  }
+
+  private static List<BenchSystem> systems(Map<String, String> o) {
+    try {
+      return Arrays.stream(o.getOrDefault("--systems", "gstore,hbase,omid").split(",")).map(BenchSystem::of)
+          .distinct().toList();
+    } catch (IllegalArgumentException e) {
+      throw fail("--systems: " + e.getMessage());
+    }
+  }
+
+  private static OmidSettings omid(Map<String, String> o) {
+    try {
+      return OmidSettings.parse(o.getOrDefault("--omid", ""));
+    } catch (IllegalArgumentException e) {
+      throw fail("--omid: " + e.getMessage());
+    }
   }
 
   /** {@code --set key=value,key=value}: settings of the embedded cluster (G-Store's keys among them). */

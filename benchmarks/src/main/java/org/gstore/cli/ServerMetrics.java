@@ -1,5 +1,6 @@
 package org.gstore.cli;
 
+import java.io.PrintStream;
 import java.util.Optional;
 import org.apache.hadoop.hbase.metrics.Counter;
 import org.apache.hadoop.hbase.metrics.Gauge;
@@ -27,6 +28,25 @@ final class ServerMetrics {
   static long[] medianAnd99th(String histogram) {
     return metric(histogram).map(m -> ((Histogram) m).snapshot())
         .map(snap -> new long[] {snap.getMedian(), snap.get99thPercentile()}).orElse(new long[] {0, 0});
+  }
+
+  /**
+   * Where the servers spent their time since they started: commit latency at the leader, protocol state writes
+   * (the durable steps of every group create and delete), shared-WAL syncs and protocol retries.
+   */
+  static void printServerLatencies(PrintStream out) {
+    long[] commit = medianAnd99th("txnCommitLatencyMicros");
+    out.printf("  leader commit latency p50 %.1f ms, p99 %.1f ms (validation + WAL sync, at the leader)%n",
+        commit[0] / 1e3, commit[1] / 1e3);
+    long[] state = medianAnd99th("stateWriteLatencyMicros");
+    out.printf("  protocol state writes %d, p50 %.1f ms, p99 %.1f ms (batched, durable, on the G-Store tables)%n",
+        counter("stateWrites"), state[0] / 1e3, state[1] / 1e3);
+    long[] sync = medianAnd99th("walSyncLatencyMicros");
+    out.printf("  shared-WAL syncs      p50 %.1f ms, p99 %.1f ms%n", sync[0] / 1e3, sync[1] / 1e3);
+    long sent = gauge("protocolMessagesSent");
+    long retried = gauge("protocolMessagesRetried");
+    out.printf("  protocol messages     %d sent, %d of them retries (%.1f%%); retry timeout now %d ms (one region"
+        + " server)%n", sent, retried, 100.0 * retried / Math.max(1, sent), gauge("protocolRetryTimeoutMillis"));
   }
 
   private static Optional<Metric> metric(String name) {

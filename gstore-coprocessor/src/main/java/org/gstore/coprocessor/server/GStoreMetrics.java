@@ -20,6 +20,7 @@ public final class GStoreMetrics {
   private final Map<Reason, Counter> datagramsDropped = new EnumMap<>(Reason.class);
   private final Counter stateWrites;
   private final Counter stateWriteFailures;
+  private final org.apache.hadoop.hbase.metrics.Histogram stateWriteMicros;
   private final Counter txnCommits;
   private final Counter txnConflicts;
   private final org.apache.hadoop.hbase.metrics.Histogram txnCommitMicros;
@@ -38,6 +39,7 @@ public final class GStoreMetrics {
     }
     stateWrites = registry.counter("stateWrites");
     stateWriteFailures = registry.counter("stateWriteFailures");
+    stateWriteMicros = registry.histogram("stateWriteLatencyMicros");
     txnCommits = registry.counter("txnCommits");
     txnConflicts = registry.counter("txnConflicts");
     txnCommitMicros = registry.histogram("txnCommitLatencyMicros");
@@ -143,8 +145,10 @@ public final class GStoreMetrics {
     datagramsDropped.get(reason).increment();
   }
 
-  void stateWritten() {
+  /** A batch of protocol state became durable, {@code nanos} after the writer started on it. */
+  void stateWritten(long nanos) {
     stateWrites.increment();
+    stateWriteMicros.update(nanos / 1_000);
   }
 
   void stateWriteFailed() {

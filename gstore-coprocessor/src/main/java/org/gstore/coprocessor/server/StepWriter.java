@@ -122,8 +122,9 @@ public final class StepWriter implements Closeable {
     while (!thread.isClosed()) {
       try {
         if (!changes.isEmpty()) {
+          long start = System.nanoTime();
           tables.write(changes);
-          metrics.stateWritten();
+          metrics.stateWritten(System.nanoTime() - start);
         }
         return true;
       } catch (IOException e) {

@@ -1,0 +1,223 @@
+package org.gstore.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.BufferedMutator;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.GroupSpec;
+import org.gstore.client.KeyGroup;
+
+/**
+ * G-Store at scale ({@code gstore scale}): many small groups active at once, then a few very large ones.
+ *
+ * <ol>
+ *   <li>{@code clients} threads create {@code groups} atomic groups of {@code k} rows each, every row in exactly one
+ *       group and chosen at random (so groups span servers): creates per second, latency, JVM heap per active
+ *       group, and the rows of the state tables;
+ *   <li>they delete them all: deletes per second and latency; then the state tables are counted until the ended
+ *       groups' tombstones are cleaned up ({@code gstore.group.tombstone.retention.ms}) and the tables are back to
+ *       their baseline, or {@code tombstoneWait} passed;
+ *   <li>{@code largeGroups} groups of {@code largeK} random rows, one at a time: create and delete latency and the
+ *       datagrams they took.
+ * </ol>
+ */
+public final class ScaleRun {
+  private static final TableName TABLE = TableName.valueOf("bench_scale");
+  private static final TableName GROUPS = TableName.valueOf("gstore:groups");
+  private static final TableName OWNERS = TableName.valueOf("gstore:owners");
+
+  /** What to run; {@code tombstoneWaitMillis} bounds the wait for the state tables to return to baseline. */
+  public record Settings(int groups, int k, int clients, int largeGroups, int largeK, long tombstoneWaitMillis) {}
+
+  private final Connection connection;
+  private final Settings s;
+  private final PrintStream out;
+  private final LongSupplier datagramsSent;
+  private final boolean embedded;
+
+  /**
+   * @param datagramsSent the servers' datagram count, or null when this JVM cannot see it (a remote cluster)
+   * @param embedded whether the cluster runs in this JVM, so that its heap is this JVM's
+   */
+  public ScaleRun(Connection connection, Settings settings, PrintStream out, LongSupplier datagramsSent,
+      boolean embedded) {
+    this.connection = connection;
+    this.s = settings;
+    this.out = out;
+    this.datagramsSent = datagramsSent;
+    this.embedded = embedded;
+  }
+
+  public void run() throws Exception {
+    int rows = Math.max(s.groups() * s.k(), s.largeK() * 2);
+    prepare(rows);
+    List<Integer> shuffled = new ArrayList<>();
+    for (int i = 0; i < rows; i++) {
+      shuffled.add(i);
+    }
+    Collections.shuffle(shuffled, new Random(7));
+    try (GStoreClient client = GStoreClient.create(connection)) {
+      long[] baseline = stateRows();
+      long heapBefore = usedHeap();
+      out.printf("%d rows in %s; state tables: %d groups rows, %d owners rows%n", rows, TABLE, baseline[0],
+          baseline[1]);
+
+      KeyGroup[] active = new KeyGroup[s.groups()];
+      Histogram creates = inParallel("create", s.groups(), g -> {
+        List<byte[]> members = new ArrayList<>();
+        for (int i = 0; i < s.k(); i++) {
+          members.add(Players.row(shuffled.get(g * s.k() + i), rows));
+        }
+        active[g] = client.createGroup(GroupSpec.builder().members(TABLE, members).atomic().build());
+      });
+      long heapActive = usedHeap();
+      long[] withGroups = stateRows();
+      out.printf("state tables with %d groups active: %d groups rows, %d owners rows%n", s.groups(), withGroups[0],
+          withGroups[1]);
+      if (embedded) {
+        out.printf("JVM heap (3 region servers and the client): %.1f MiB before, %.1f MiB with the groups:"
+            + " %.0f bytes per active group%n", heapBefore / 1048576.0, heapActive / 1048576.0,
+            (double) (heapActive - heapBefore) / s.groups());
+      }
+
+      Histogram deletes = inParallel("delete", s.groups(), g -> active[g].delete());
+      report("create", creates);
+      report("delete", deletes);
+      awaitBaseline(baseline);
+
+      for (int i = 0; i < s.largeGroups(); i++) {
+        large(client, shuffled, rows, i);
+      }
+    }
+  }
+
+  private interface GroupAction {
+    void run(int group) throws IOException;
+  }
+
+  /** Runs {@code action} for groups 0..count-1 on the client threads; returns the latencies (microseconds). */
+  private Histogram inParallel(String what, int count, GroupAction action) throws Exception {
+    ConcurrentHistogram latencies = new ConcurrentHistogram(3);
+    ExecutorService pool = Executors.newFixedThreadPool(s.clients());
+    long start = System.nanoTime();
+    try (ProgressBar bar = new ProgressBar(out, () -> (double) latencies.getTotalCount() / count,
+        () -> String.format("%s %d groups of %d, %d clients", what, count, s.k(), s.clients()))) {
+      List<Future<?>> running = new ArrayList<>();
+      for (int c = 0; c < s.clients(); c++) {
+        int first = c;
+        running.add(pool.submit(() -> {
+          for (int g = first; g < count; g += s.clients()) {
+            long t0 = System.nanoTime();
+            action.run(g);
+            latencies.recordValue(Math.max(1, (System.nanoTime() - t0) / 1_000));
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    out.printf("%d %ss in %.1f s: %.1f per second%n", count, what, seconds, count / seconds);
+    return latencies;
+  }
+
+  private void report(String what, Histogram h) {
+    out.printf("  %-6s p50 %7.1f ms  p99 %7.1f ms  max %7.1f ms%n", what, h.getValueAtPercentile(50) / 1e3,
+        h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3);
+  }
+
+  /** Counts the state tables until they are back to {@code baseline} or the wait is over. */
+  private void awaitBaseline(long[] baseline) throws IOException, InterruptedException {
+    long start = System.nanoTime();
+    long[] now = stateRows();
+    out.printf("state tables right after the deletes: %d groups rows (tombstones), %d owners rows%n", now[0],
+        now[1]);
+    long deadline = start + TimeUnit.MILLISECONDS.toNanos(s.tombstoneWaitMillis());
+    while ((now[0] > baseline[0] || now[1] > baseline[1]) && System.nanoTime() < deadline) {
+      TimeUnit.SECONDS.sleep(5);
+      now = stateRows();
+    }
+    boolean back = now[0] <= baseline[0] && now[1] <= baseline[1];
+    out.printf("state tables %.0f s later: %d groups rows, %d owners rows (%s)%n",
+        (System.nanoTime() - start) / 1e9, now[0], now[1], back ? "back to the baseline"
+            : "NOT back to the baseline of " + baseline[0] + " and " + baseline[1]);
+  }
+
+  private void large(GStoreClient client, List<Integer> shuffled, int rows, int round) throws IOException {
+    List<byte[]> members = new ArrayList<>();
+    for (int i = 0; i < s.largeK(); i++) {
+      members.add(Players.row(shuffled.get((round * s.largeK() + i) % rows), rows));
+    }
+    long datagrams0 = datagramsSent == null ? 0 : datagramsSent.getAsLong();
+    long t0 = System.nanoTime();
+    KeyGroup g = client.createGroup(GroupSpec.builder().members(TABLE, members).atomic().build());
+    long t1 = System.nanoTime();
+    long datagrams1 = datagramsSent == null ? 0 : datagramsSent.getAsLong();
+    g.delete();
+    long t2 = System.nanoTime();
+    long datagrams2 = datagramsSent == null ? 0 : datagramsSent.getAsLong();
+    out.printf("group of %d rows: create %.1f ms, delete %.1f ms%s%n", members.size(), (t1 - t0) / 1e6,
+        (t2 - t1) / 1e6, datagramsSent == null ? "" : String.format("; datagrams %d to create, %d to delete",
+            datagrams1 - datagrams0, datagrams2 - datagrams1));
+  }
+
+  private void prepare(int rows) throws IOException {
+    GStoreTables.ensureServed(connection, TableDescriptorBuilder.newBuilder(TABLE)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.of(Players.CF)).build(), Players.splits());
+    try (BufferedMutator mutator = connection.getBufferedMutator(TABLE)) {
+      for (int i = 0; i < rows; i++) {
+        mutator.mutate(new Put(Players.row(i, rows)).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(0)));
+      }
+    }
+  }
+
+  /** Rows in {@code gstore:groups} and {@code gstore:owners}. */
+  private long[] stateRows() throws IOException {
+    return new long[] {count(GROUPS), count(OWNERS)};
+  }
+
+  private long count(TableName table) throws IOException {
+    long n = 0;
+    try (Table t = connection.getTable(table);
+        ResultScanner rs = t.getScanner(new Scan().setFilter(new FirstKeyOnlyFilter()).setCaching(1_000))) {
+      for (Result r : rs) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private static long usedHeap() {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+    }
+    Runtime r = Runtime.getRuntime();
+    return r.totalMemory() - r.freeMemory();
+  }
+}

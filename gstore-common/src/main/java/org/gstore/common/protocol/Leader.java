@@ -14,7 +14,9 @@ import java.util.function.Predicate;
 /**
  * The leader's half of the Key Grouping protocol for every group led by a key this node hosts (G-Store paper,
  * section 4.2): logs the group, sends {@code J} until every member answered, answers every joined {@code JA} with
- * {@code JAA}, and on delete sends {@code D} until every member that may have joined answered {@code DA}.
+ * {@code JAA}, and on delete sends {@code D} until every member that may have joined answered {@code DA}. It logs
+ * the group only when its phase changes (CREATING, ACTIVE, DELETING, ENDED), each time with the members' answers
+ * so far; answers in between are only remembered, because the retries ask for them again after a crash.
  *
  * <p>An ended group stays as a tombstone for {@link ProtocolConfig#endedRetentionMillis()}: a client that retried a
  * create or delete whose first attempt already finished must get that outcome, not a new group nobody will delete.
@@ -124,11 +126,13 @@ final class Leader {
       }
       return;
     }
+    // A member's answer is remembered, not logged: it is logged with the group's next phase (ACTIVE, or DELETING
+    // when creation fails). A leader that crashes before that reloads the member as PENDING and sends J again; the
+    // member answers a duplicate J with the same JA, so the answer is asked for again instead of being lost.
     if (!ja.joined()) {
       if (m.is(MemberState.Status.PENDING)) {
         answered(g, now);
         g.members.put(ja.member(), MemberState.refused(ja.refusal()));
-        persist(g);
       }
     } else if (m.is(MemberState.Status.REFUSED)) {
       // A duplicate J reached the key after it became free: the group already counts it as refused.
@@ -137,7 +141,6 @@ final class Leader {
       if (m.is(MemberState.Status.PENDING)) {
         answered(g, now);
         g.members.put(ja.member(), MemberState.joined(ja.yieldId()));
-        persist(g);
       }
       fx.send(new JoinAckAck(ja.group(), ja.member(), ja.yieldId()));
     }
@@ -196,9 +199,9 @@ final class Leader {
     }
     MemberState m = g.members.get(da.member());
     if (m != null && g.awaitsRelease(m)) {
+      // Remembered, logged with ENDED: a leader that crashes before that sends D again, and every D gets a DA.
       answered(g, now);
       g.members.put(da.member(), MemberState.RELEASED);
-      persist(g);
       endIfReleased(g, now, fx);
     }
   }
@@ -272,6 +275,7 @@ final class Leader {
   void load(GroupRecord record, long now) {
     boolean inProgress = record.phase() == GroupPhase.CREATING || record.phase() == GroupPhase.DELETING;
     LeaderGroup g = new LeaderGroup(record, inProgress ? Retry.immediately(timeout, now) : null);
+    g.logged = record;
     groups.put(record.id(), g);
     if (inProgress) {
       retrying.add(g);
@@ -306,8 +310,12 @@ final class Leader {
     return groups.size();
   }
 
+  /**
+   * Every group's record as last logged: what this node would reload after a crash. Members' answers that arrived
+   * since are not in it ({@link #group} has them).
+   */
   Collection<GroupRecord> groups() {
-    return groups.values().stream().map(LeaderGroup::toRecord).toList();
+    return groups.values().stream().map(g -> g.logged).toList();
   }
 
   /** The live group this message is about, if this node leads that very incarnation and it has not ended. */
@@ -324,7 +332,8 @@ final class Leader {
   void flush(Effects fx) {
     for (LeaderGroup g : dirty) {
       if (groups.get(g.ref.id()) == g) {
-        fx.persist(new StateChange.PutGroup(g.toRecord()));
+        g.logged = g.toRecord();
+        fx.persist(new StateChange.PutGroup(g.logged));
       }
     }
     dirty.clear();

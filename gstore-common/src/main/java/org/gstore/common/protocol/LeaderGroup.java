@@ -17,6 +17,8 @@ final class LeaderGroup {
   Retry retry;
   final List<String> createWaiters = new ArrayList<>();
   final List<String> deleteWaiters = new ArrayList<>();
+  /** The record as last logged (what a restart reloads); null until the first write of a new group. */
+  GroupRecord logged;
 
   LeaderGroup(GroupRecord record, Retry retry) {
     this.ref = record.group();

@@ -37,10 +37,11 @@ public final class Benchmark {
    * @param rows players in the table (at least n * G * K for the paper's scale factor n)
    * @param systems the systems to run, in order
    * @param omid how Omid runs, when it is among {@code systems}
+   * @param opsKeys players each gaming operation touches (1: the paper's workload)
    */
   public record Settings(List<Integer> clients, List<String> workloads, int k, List<Integer> ns, long deltaMillis,
       int rows, boolean contiguous, long warmupMillis, long runMillis, int sharedGroups, int txnSize,
-      boolean zipfian, List<BenchSystem> systems, OmidSettings omid) {}
+      boolean zipfian, List<BenchSystem> systems, OmidSettings omid, int opsKeys) {}
 
   private final Connection connection;
   private final Settings settings;
@@ -103,9 +104,10 @@ public final class Benchmark {
       switch (name) {
         case "gaming" -> {
           for (int n : settings.ns()) {
-            workloads.add(new GamingWorkload(new GamingWorkload.Params(settings.ns().size() == 1 ? "gaming"
-                : "gaming-n" + n, settings.k(), n, settings.deltaMillis(), settings.rows(), settings.contiguous()),
-                clients));
+            String label = (settings.ns().size() == 1 ? "gaming" : "gaming-n" + n)
+                + (settings.opsKeys() == 1 ? "" : "-m" + settings.opsKeys());
+            workloads.add(new GamingWorkload(new GamingWorkload.Params(label, settings.k(), n,
+                settings.deltaMillis(), settings.rows(), settings.contiguous(), settings.opsKeys()), clients));
           }
         }
         case "group-create" -> workloads.add(new GroupCreateWorkload(settings.k(), settings.rows(), clients));

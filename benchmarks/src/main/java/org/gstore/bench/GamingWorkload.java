@@ -1,6 +1,8 @@
 package org.gstore.bench;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -21,14 +23,19 @@ import org.gstore.client.TransactionConflictException;
  * The G-Store paper's gaming benchmark (section 6.1): each client forms a group of about K players (normal,
  * sigma K/10), chosen at random or as a contiguous range, runs about N operations on them (read, write or
  * read-modify-write, a third each) with a think time between delta and 2 delta, deletes the group, and starts
- * again. Against plain HBase the same operations run on the same rows without a group; against Omid each operation
- * is one Omid transaction (Omid needs no groups).
+ * again. With {@code opsKeys} above 1 every operation touches that many players of the game: it reads them, writes
+ * them, or moves chips from one to the others (a bet; the sum is conserved). Against plain HBase the same
+ * operations run on the same rows without a group, several rows as one batch (no atomicity, like the paper's
+ * baseline); against Omid each operation is one Omid transaction (Omid needs no groups).
  *
  * <p>As in the paper, a G-Store operation's latency includes its share of the group's create and delete.
  */
 final class GamingWorkload implements Workload {
-  /** {@code name} is how results are labelled: {@code gaming}, or {@code gaming-n<N>} in a sweep over N. */
-  record Params(String name, int k, int n, long deltaMillis, int rows, boolean contiguous) {}
+  /**
+   * {@code name} is how results are labelled: {@code gaming}, {@code gaming-n<N>} in a sweep over N, with
+   * {@code -m<M>} when every operation touches {@code opsKeys} = M players.
+   */
+  record Params(String name, int k, int n, long deltaMillis, int rows, boolean contiguous, int opsKeys) {}
 
   private final Params p;
   private final BenchSystem.Clients clients;
@@ -73,18 +80,21 @@ final class GamingWorkload implements Workload {
     recorder.phase("create", overhead);
     List<RowKey> members = List.copyOf(group.members());
     long[] opNanos = new long[n];
+    List<byte[]> rows = new ArrayList<>();
+    members.forEach(m -> rows.add(m.row()));
     for (int i = 0; i < n && !recorder.done(); i++) {
       think(random);
-      byte[] row = members.get(random.nextInt(members.size())).row();
+      List<byte[]> touched = touched(rows, random);
       int kind = random.nextInt(3);
       long start = System.nanoTime();
       while (true) {
         try (Transaction txn = group.begin()) {
-          if (kind != 1) {
-            txn.get(Players.TABLE, new Get(row));
+          int[] scores = new int[touched.size()];
+          for (int r = 0; kind != 1 && r < touched.size(); r++) {
+            scores[r] = score(txn.get(Players.TABLE, new Get(touched.get(r))));
           }
-          if (kind != 0) {
-            txn.put(Players.TABLE, new Put(row).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
+          for (int r = 0; kind != 0 && r < touched.size(); r++) {
+            txn.put(Players.TABLE, write(touched.get(r), kind, scores, r, i));
           }
           txn.commit();
           recorder.committed();
@@ -110,15 +120,24 @@ final class GamingWorkload implements Workload {
   private void plain(Table table, List<byte[]> players, int n, Random random, Recorder recorder) throws IOException {
     for (int i = 0; i < n && !recorder.done(); i++) {
       think(random);
-      byte[] row = players.get(random.nextInt(players.size()));
+      List<byte[]> touched = touched(players, random);
       int kind = random.nextInt(3);
       long start = System.nanoTime();
+      int[] scores = new int[touched.size()];
       if (kind != 1) {
-        Result r = table.get(new Get(row));
-        r.isEmpty();
+        List<Get> gets = new ArrayList<>();
+        touched.forEach(row -> gets.add(new Get(row)));
+        Result[] results = table.get(gets); // one batch
+        for (int r = 0; r < results.length; r++) {
+          scores[r] = score(results[r]);
+        }
       }
       if (kind != 0) {
-        table.put(new Put(row).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
+        List<Put> puts = new ArrayList<>();
+        for (int r = 0; r < touched.size(); r++) {
+          puts.add(write(touched.get(r), kind, scores, r, i));
+        }
+        table.put(puts); // one batch, not atomic
       }
       recorder.op(System.nanoTime() - start);
     }
@@ -129,17 +148,18 @@ final class GamingWorkload implements Workload {
     TransactionManager tm = clients.omid().transactions();
     for (int i = 0; i < n && !recorder.done(); i++) {
       think(random);
-      byte[] row = players.get(random.nextInt(players.size()));
+      List<byte[]> touched = touched(players, random);
       int kind = random.nextInt(3);
       long start = System.nanoTime();
       while (true) {
         try {
           org.apache.omid.transaction.Transaction tx = tm.begin();
-          if (kind != 1) {
-            table.get(tx, new Get(row));
+          int[] scores = new int[touched.size()];
+          for (int r = 0; kind != 1 && r < touched.size(); r++) {
+            scores[r] = score(table.get(tx, new Get(touched.get(r))));
           }
-          if (kind != 0) {
-            table.put(tx, new Put(row).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
+          for (int r = 0; kind != 0 && r < touched.size(); r++) {
+            table.put(tx, write(touched.get(r), kind, scores, r, i));
           }
           tm.commit(tx);
           recorder.committed();
@@ -150,6 +170,38 @@ final class GamingWorkload implements Workload {
       }
       recorder.op(System.nanoTime() - start);
     }
+  }
+
+  /** The players one operation touches: {@code opsKeys} distinct ones of the game (all of them if fewer). */
+  private List<byte[]> touched(List<byte[]> players, Random random) {
+    if (p.opsKeys() == 1) {
+      return List.of(players.get(random.nextInt(players.size())));
+    }
+    List<byte[]> shuffled = new ArrayList<>(players);
+    Collections.shuffle(shuffled, random);
+    return shuffled.subList(0, Math.min(p.opsKeys(), shuffled.size()));
+  }
+
+  private static int score(Result r) {
+    byte[] v = r.getValue(Players.CF, Players.SCORE);
+    return v == null || v.length != Bytes.SIZEOF_INT ? 0 : Bytes.toInt(v);
+  }
+
+  /**
+   * The write to row {@code r} of an operation: a plain write stores the operation's number; a read-modify-write
+   * of one player adds one, of several moves one chip from the first player to each of the others (the sum of
+   * their scores is unchanged).
+   */
+  private static Put write(byte[] row, int kind, int[] scores, int r, int op) {
+    int value;
+    if (kind == 1) {
+      value = op;
+    } else if (scores.length == 1) {
+      value = scores[0] + 1;
+    } else {
+      value = r == 0 ? scores[0] - (scores.length - 1) : scores[r] + 1;
+    }
+    return new Put(row).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(value));
   }
 
   private void think(Random random) {

@@ -10,6 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -20,6 +22,8 @@ import org.knowm.xchart.XYChartBuilder;
  */
 public final class Reports {
   public static final String CSV_HEADER = "system,workload,clients,ops,throughput_ops_s,p50_ms,p99_ms,abort_rate";
+  /** A gaming point of a sweep over N: {@code gaming-n<N>}, or {@code gaming-n<N>-m<M>} for multi-key games. */
+  private static final Pattern SWEEP_POINT = Pattern.compile("gaming-n(\\d+)(-m\\d+)?");
 
   private Reports() {}
 
@@ -68,8 +72,9 @@ public final class Reports {
   private static void sweepChart(Path dir, List<Recorder.Result> results) throws IOException {
     Map<String, TreeMap<Integer, Double>> lines = new TreeMap<>();
     for (Recorder.Result r : results) {
-      if (r.workload().matches("gaming-n\\d+")) {
-        int n = Integer.parseInt(r.workload().substring("gaming-n".length()));
+      Matcher sweep = SWEEP_POINT.matcher(r.workload());
+      if (sweep.matches()) {
+        int n = Integer.parseInt(sweep.group(1));
         lines.computeIfAbsent(r.system() + ", " + r.clients() + " clients", l -> new TreeMap<>()).put(n, r.meanMs());
       }
     }

@@ -51,6 +51,12 @@ public final class ScaleRun {
   /** What to run; {@code tombstoneWaitMillis} bounds the wait for the state tables to return to baseline. */
   public record Settings(int groups, int k, int clients, int largeGroups, int largeK, long tombstoneWaitMillis) {}
 
+  /**
+   * Rows of {@code gstore:groups} and {@code gstore:owners} (in that order) before, with every group active, right
+   * after the deletes and at the end of the wait; and how many rows the active groups held in all.
+   */
+  public record Outcome(long[] before, long[] active, long[] deleted, long[] end, long membersHeld) {}
+
   private final Connection connection;
   private final Settings s;
   private final PrintStream out;
@@ -70,7 +76,7 @@ public final class ScaleRun {
     this.embedded = embedded;
   }
 
-  public void run() throws Exception {
+  public Outcome run() throws Exception {
     int rows = Math.max(s.groups() * s.k(), s.largeK() * 2);
     prepare(rows);
     List<Integer> shuffled = new ArrayList<>();
@@ -102,14 +108,22 @@ public final class ScaleRun {
             (double) (heapActive - heapBefore) / s.groups());
       }
 
+      long membersHeld = 0;
+      for (KeyGroup g : active) {
+        membersHeld += g.members().size();
+      }
       Histogram deletes = inParallel("delete", s.groups(), g -> active[g].delete());
       report("create", creates);
       report("delete", deletes);
-      awaitBaseline(baseline);
+      long[] deleted = stateRows();
+      out.printf("state tables right after the deletes: %d groups rows (tombstones), %d owners rows%n", deleted[0],
+          deleted[1]);
+      long[] end = awaitBaseline(baseline);
 
       for (int i = 0; i < s.largeGroups(); i++) {
         large(client, shuffled, rows, i);
       }
+      return new Outcome(baseline, withGroups, deleted, end, membersHeld);
     }
   }
 
@@ -152,21 +166,20 @@ public final class ScaleRun {
         h.getValueAtPercentile(99) / 1e3, h.getMaxValue() / 1e3);
   }
 
-  /** Counts the state tables until they are back to {@code baseline} or the wait is over. */
-  private void awaitBaseline(long[] baseline) throws IOException, InterruptedException {
+  /** Counts the state tables until they are back to {@code baseline} or the wait is over; returns the last count. */
+  private long[] awaitBaseline(long[] baseline) throws IOException, InterruptedException {
     long start = System.nanoTime();
     long[] now = stateRows();
-    out.printf("state tables right after the deletes: %d groups rows (tombstones), %d owners rows%n", now[0],
-        now[1]);
     long deadline = start + TimeUnit.MILLISECONDS.toNanos(s.tombstoneWaitMillis());
     while ((now[0] > baseline[0] || now[1] > baseline[1]) && System.nanoTime() < deadline) {
-      TimeUnit.SECONDS.sleep(5);
+      TimeUnit.MILLISECONDS.sleep(Math.min(5_000, s.tombstoneWaitMillis()));
       now = stateRows();
     }
     boolean back = now[0] <= baseline[0] && now[1] <= baseline[1];
     out.printf("state tables %.0f s later: %d groups rows, %d owners rows (%s)%n",
         (System.nanoTime() - start) / 1e9, now[0], now[1], back ? "back to the baseline"
             : "NOT back to the baseline of " + baseline[0] + " and " + baseline[1]);
+    return now;
   }
 
   private void large(GStoreClient client, List<Integer> shuffled, int rows, int round) throws IOException {

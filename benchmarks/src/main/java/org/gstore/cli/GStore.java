@@ -33,6 +33,7 @@ import org.gstore.testing.process.ProcessCluster;
  *              [--delta-ms 10] [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
  *              [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
  *              [--systems gstore,hbase,omid] [--omid wait=low-cpu,low-latency=yes,batch-ms=1,post-commit=async]
+ *              [--ops-keys 1]
  * gstore scale [--conf hbase-site.xml | --set key=value,...] [--groups 10000] [--k 10] [--clients 16]
  *              [--large-groups 3] [--large-k 1000] [--tombstone-wait 2m]
  * gstore status --conf hbase-site.xml
@@ -49,7 +50,7 @@ public final class GStore {
                           [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20|10,20,50,100]
                           [--delta-ms 10] [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
                           [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
-                          [--systems gstore,hbase,omid]
+                          [--systems gstore,hbase,omid] [--ops-keys 1]
                           [--omid wait=low-cpu|high-throughput,low-latency=yes|no,batch-ms=N,post-commit=async|sync]
              gstore scale [--conf hbase-site.xml | --set key=value,...] [--groups 10000] [--k 10] [--clients 16]
                           [--large-groups 3] [--large-k 1000] [--tombstone-wait 2m]
@@ -161,9 +162,9 @@ public final class GStore {
         positive(o, "--clients", 16), positive(o, "--large-groups", 3), positive(o, "--large-k", 1_000),
         duration(o, "--tombstone-wait", "2m").toMillis());
     return (connection, embedded) -> {
-      new ScaleRun(connection, settings, System.out, embedded ? () -> ServerMetrics.counter("datagramsSent") : null,
-          embedded).run();
-      return true;
+      ScaleRun.Outcome r = new ScaleRun(connection, settings, System.out,
+          embedded ? () -> ServerMetrics.counter("datagramsSent") : null, embedded).run();
+      return r.end()[0] <= r.before()[0] && r.end()[1] <= r.before()[1]; // exit 1 if the tables kept rows
     };
   }
 
@@ -191,7 +192,8 @@ public final class GStore {
 
   private static Job bench(Map<String, String> o) {
     allow(o, "--conf", "--set", "--quick", "--clients", "--workloads", "--k", "--n", "--delta-ms", "--rows", "--keys",
-        "--distribution", "--shared-groups", "--txn-size", "--seconds", "--warmup", "--out", "--systems", "--omid");
+        "--distribution", "--shared-groups", "--txn-size", "--seconds", "--warmup", "--out", "--systems", "--omid",
+        "--ops-keys");
     boolean quick = o.containsKey("--quick");
     List<Integer> clients = positives(o, "--clients", quick ? "1,2,4" : "1,2,4,8,16");
     String keys = o.getOrDefault("--keys", "random");
@@ -208,16 +210,13 @@ public final class GStore {
         List.of(o.getOrDefault("--workloads", workloads).split(",")), k, positives(o, "--n", "20"),
         Long.parseLong(o.getOrDefault("--delta-ms", "10")), positive(o, "--rows", 20_000),
         keys.equals("contiguous"), 1_000L * positive(o, "--warmup", quick ? 2 : 10),
-        1_000L * positive(o, "--seconds", quick ? 8 : 60), positive(o, "--shared-groups", 8),
-        positive(o, "--txn-size", 4), distribution.equals("zipfian"), systems(o), omid(o));
+        1_000L * positive(o, "--seconds", quick ? 6 : 60), positive(o, "--shared-groups", 8),
+        positive(o, "--txn-size", 4), distribution.equals("zipfian"), systems(o), omid(o),
+        positive(o, "--ops-keys", 1));
     Path out = Path.of(o.getOrDefault("--out", "target/bench"));
     return (connection, embedded) -> {
       var results = new Benchmark(connection, settings, System.out).run();
       Reports.write(results, out);
-      if (embedded) {
-        System.out.println("Embedded region servers, over the whole run:");
-        ServerMetrics.printServerLatencies(System.out);
-      }
       System.out.println("Results in " + out.toAbsolutePath() + " (summary.csv, summary.json, *.png)");
       return true;
     };

@@ -31,8 +31,9 @@ final class ServerMetrics {
   }
 
   /**
-   * Where the servers spent their time since they started: commit latency at the leader, protocol state writes
-   * (the durable steps of every group create and delete), shared-WAL syncs and protocol retries.
+   * Where the servers spent their time: commit latency at the leader, protocol state writes (the durable steps of
+   * every group create and delete), shared-WAL syncs and protocol retries. HBase's histograms are approximate and
+   * start over whenever metrics are collected, so their percentiles cover the recent past, not a whole run.
    */
   static void printServerLatencies(PrintStream out) {
     long[] commit = medianAnd99th("txnCommitLatencyMicros");

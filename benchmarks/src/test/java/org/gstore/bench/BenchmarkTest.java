@@ -29,7 +29,7 @@ class BenchmarkTest {
       throws Exception {
     Benchmark.Settings settings = new Benchmark.Settings(List.of(1, 3),
         List.of("gaming", "group-create", "ycsb-a", "ycsb-f"), 10, List.of(5), 2, 2_000, false, 500, 2_500, 2, 3,
-        true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE, BenchSystem.OMID), OmidSettings.BEST);
+        true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE, BenchSystem.OMID), OmidSettings.BEST, 1);
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     List<Recorder.Result> results = new Benchmark(cluster.getConnection(), settings,
         new PrintStream(log, true, StandardCharsets.UTF_8)).run();
@@ -88,7 +88,7 @@ class BenchmarkTest {
   void aSweepOverNRunsTheGamingWorkloadOncePerNWithAChartEach(GStoreMiniCluster cluster, @TempDir Path out)
       throws Exception {
     Benchmark.Settings settings = new Benchmark.Settings(List.of(1), List.of("gaming"), 10, List.of(3, 6), 2,
-        2_000, false, 300, 1_500, 2, 3, true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE), OmidSettings.BEST);
+        2_000, false, 300, 1_500, 2, 3, true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE), OmidSettings.BEST, 1);
     List<Recorder.Result> results = new Benchmark(cluster.getConnection(), settings,
         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
 
@@ -98,5 +98,27 @@ class BenchmarkTest {
     assertThat(out.resolve("gaming-n3-latency.png")).exists();
     assertThat(out.resolve("gaming-n6-latency.png")).exists();
     assertThat(out.resolve("gaming-sweep-latency.png")).exists();
+  }
+
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aMultiKeyGameTouchesSeveralPlayersPerOperationOnEverySystem(GStoreMiniCluster cluster) throws Exception {
+    Benchmark.Settings settings = new Benchmark.Settings(List.of(2), List.of("gaming"), 10, List.of(4), 2, 2_000,
+        false, 300, 1_500, 2, 3, true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE), OmidSettings.BEST, 4);
+    List<Recorder.Result> results = new Benchmark(cluster.getConnection(), settings,
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
+
+    assertThat(results).extracting(Recorder.Result::workload).containsOnly("gaming-m4");
+    assertThat(results).extracting(Recorder.Result::system).containsExactly("gstore", "hbase");
+    assertThat(results).allSatisfy(r -> assertThat(r.ops()).isPositive());
+    // a bet reads four players and writes all four: scores other than 0 and the operation numbers appear
+    try (Table t = cluster.getConnection().getTable(Players.TABLE);
+        ResultScanner rs = t.getScanner(new Scan().addColumn(Players.CF, Players.SCORE))) {
+      boolean negative = false;
+      for (Result r : rs) {
+        negative |= org.apache.hadoop.hbase.util.Bytes.toInt(r.getValue(Players.CF, Players.SCORE)) < 0;
+      }
+      assertThat(negative).as("a bet took chips from a player who had none").isTrue();
+    }
   }
 }

@@ -66,6 +66,8 @@ public final class OmidTso implements Closeable {
     command.add("org.apache.omid.tso.TSOServer");
     Process process = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(log.toFile()).start();
+    // A benchmark stopped with Ctrl-C takes its TSO along (kill -9 of the benchmark cannot).
+    Runtime.getRuntime().addShutdownHook(new Thread(process::destroy, "omid-tso-stopper"));
     OmidTso tso = new OmidTso(process, port, log);
     try {
       tso.awaitAccepting();

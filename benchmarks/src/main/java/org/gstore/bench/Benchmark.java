@@ -5,7 +5,9 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -91,7 +93,7 @@ public final class Benchmark {
 
   private static void deleteRecursively(Path dir) throws IOException {
     try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
         Files.delete(p);
       }
     }
@@ -150,7 +152,7 @@ public final class Benchmark {
 
   /** The system's name in results: {@code gstore}, {@code hbase}, and {@code omid} or the Omid variant's name. */
   private String label(BenchSystem system) {
-    return system == BenchSystem.OMID ? settings.omid().label() : system.name().toLowerCase(java.util.Locale.ROOT);
+    return system == BenchSystem.OMID ? settings.omid().label() : system.name().toLowerCase(Locale.ROOT);
   }
 
   private OmidTso startTso(Path dir) throws IOException {

@@ -15,7 +15,6 @@ import org.apache.omid.transaction.RollbackException;
 import org.apache.omid.transaction.TTable;
 import org.apache.omid.transaction.TransactionManager;
 import org.gstore.client.KeyGroup;
-import org.gstore.client.RowKey;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
 
@@ -78,24 +77,16 @@ final class GamingWorkload implements Workload {
     KeyGroup group = Groups.form(clients.gstore(), players, random, p.rows(), p.contiguous());
     long overhead = System.nanoTime() - t0;
     recorder.phase("create", overhead);
-    List<RowKey> members = List.copyOf(group.members());
-    long[] opNanos = new long[n];
     List<byte[]> rows = new ArrayList<>();
-    members.forEach(m -> rows.add(m.row()));
+    group.members().forEach(m -> rows.add(m.row()));
+    long[] opNanos = new long[n];
     for (int i = 0; i < n && !recorder.done(); i++) {
       think(random);
-      List<byte[]> touched = touched(rows, random);
-      int kind = random.nextInt(3);
+      GameOp op = nextOp(rows, random, i);
       long start = System.nanoTime();
       while (true) {
         try (Transaction txn = group.begin()) {
-          int[] scores = new int[touched.size()];
-          for (int r = 0; kind != 1 && r < touched.size(); r++) {
-            scores[r] = score(txn.get(Players.TABLE, new Get(touched.get(r))));
-          }
-          for (int r = 0; kind != 0 && r < touched.size(); r++) {
-            txn.put(Players.TABLE, write(touched.get(r), kind, scores, r, i));
-          }
+          op.apply(get -> txn.get(Players.TABLE, get), put -> txn.put(Players.TABLE, put));
           txn.commit();
           recorder.committed();
           break;
@@ -117,27 +108,23 @@ final class GamingWorkload implements Workload {
     }
   }
 
+  /** Plain HBase: an operation's reads as one batch, then its writes as one batch (not atomic). */
   private void plain(Table table, List<byte[]> players, int n, Random random, Recorder recorder) throws IOException {
     for (int i = 0; i < n && !recorder.done(); i++) {
       think(random);
-      List<byte[]> touched = touched(players, random);
-      int kind = random.nextInt(3);
+      GameOp op = nextOp(players, random, i);
       long start = System.nanoTime();
-      int[] scores = new int[touched.size()];
-      if (kind != 1) {
+      int[] scores = new int[op.rows().size()];
+      if (op.reads()) {
         List<Get> gets = new ArrayList<>();
-        touched.forEach(row -> gets.add(new Get(row)));
-        Result[] results = table.get(gets); // one batch
+        op.rows().forEach(row -> gets.add(new Get(row)));
+        Result[] results = table.get(gets);
         for (int r = 0; r < results.length; r++) {
           scores[r] = score(results[r]);
         }
       }
-      if (kind != 0) {
-        List<Put> puts = new ArrayList<>();
-        for (int r = 0; r < touched.size(); r++) {
-          puts.add(write(touched.get(r), kind, scores, r, i));
-        }
-        table.put(puts); // one batch, not atomic
+      if (op.writes()) {
+        table.put(op.puts(scores));
       }
       recorder.op(System.nanoTime() - start);
     }
@@ -148,19 +135,12 @@ final class GamingWorkload implements Workload {
     TransactionManager tm = clients.omid().transactions();
     for (int i = 0; i < n && !recorder.done(); i++) {
       think(random);
-      List<byte[]> touched = touched(players, random);
-      int kind = random.nextInt(3);
+      GameOp op = nextOp(players, random, i);
       long start = System.nanoTime();
       while (true) {
         try {
           org.apache.omid.transaction.Transaction tx = tm.begin();
-          int[] scores = new int[touched.size()];
-          for (int r = 0; kind != 1 && r < touched.size(); r++) {
-            scores[r] = score(table.get(tx, new Get(touched.get(r))));
-          }
-          for (int r = 0; kind != 0 && r < touched.size(); r++) {
-            table.put(tx, write(touched.get(r), kind, scores, r, i));
-          }
+          op.apply(get -> table.get(tx, get), put -> table.put(tx, put));
           tm.commit(tx);
           recorder.committed();
           break;
@@ -172,14 +152,20 @@ final class GamingWorkload implements Workload {
     }
   }
 
-  /** The players one operation touches: {@code opsKeys} distinct ones of the game (all of them if fewer). */
-  private List<byte[]> touched(List<byte[]> players, Random random) {
+  /**
+   * Operation number {@code number} of a game: {@code opsKeys} distinct players of it (all of them if fewer), and
+   * a read, a write or a read-modify-write, a third each.
+   */
+  private GameOp nextOp(List<byte[]> players, Random random, int number) {
+    List<byte[]> touched;
     if (p.opsKeys() == 1) {
-      return List.of(players.get(random.nextInt(players.size())));
+      touched = List.of(players.get(random.nextInt(players.size())));
+    } else {
+      List<byte[]> shuffled = new ArrayList<>(players);
+      Collections.shuffle(shuffled, random);
+      touched = shuffled.subList(0, Math.min(p.opsKeys(), shuffled.size()));
     }
-    List<byte[]> shuffled = new ArrayList<>(players);
-    Collections.shuffle(shuffled, random);
-    return shuffled.subList(0, Math.min(p.opsKeys(), shuffled.size()));
+    return new GameOp(touched, random.nextInt(3), number);
   }
 
   private static int score(Result r) {
@@ -187,21 +173,49 @@ final class GamingWorkload implements Workload {
     return v == null || v.length != Bytes.SIZEOF_INT ? 0 : Bytes.toInt(v);
   }
 
-  /**
-   * The write to row {@code r} of an operation: a plain write stores the operation's number; a read-modify-write
-   * of one player adds one, of several moves one chip from the first player to each of the others (the sum of
-   * their scores is unchanged).
-   */
-  private static Put write(byte[] row, int kind, int[] scores, int r, int op) {
-    int value;
-    if (kind == 1) {
-      value = op;
-    } else if (scores.length == 1) {
-      value = scores[0] + 1;
-    } else {
-      value = r == 0 ? scores[0] - (scores.length - 1) : scores[r] + 1;
+  /** One game operation, the same on every system: kind 0 reads, 1 writes, 2 reads and then writes. */
+  private record GameOp(List<byte[]> rows, int kind, int number) {
+    boolean reads() {
+      return kind != 1;
     }
-    return new Put(row).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(value));
+
+    boolean writes() {
+      return kind != 0;
+    }
+
+    /** Reads what it reads and writes what it writes, row by row, inside the caller's transaction. */
+    void apply(RowAccess.Reader reader, RowAccess.Writer writer) throws IOException {
+      int[] scores = new int[rows.size()];
+      for (int r = 0; reads() && r < rows.size(); r++) {
+        scores[r] = score(reader.get(new Get(rows.get(r))));
+      }
+      if (writes()) {
+        for (Put put : puts(scores)) {
+          writer.put(put);
+        }
+      }
+    }
+
+    /**
+     * The writes, given the scores read: a plain write stores the operation's number; a read-modify-write of one
+     * player adds one, of several moves one chip from the first player to each of the others (the sum of their
+     * scores is unchanged).
+     */
+    List<Put> puts(int[] scores) {
+      List<Put> puts = new ArrayList<>();
+      for (int r = 0; r < rows.size(); r++) {
+        int value;
+        if (kind == 1) {
+          value = number;
+        } else if (rows.size() == 1) {
+          value = scores[0] + 1;
+        } else {
+          value = r == 0 ? scores[0] - (rows.size() - 1) : scores[r] + 1;
+        }
+        puts.add(new Put(rows.get(r)).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(value)));
+      }
+      return puts;
+    }
   }
 
   private void think(Random random) {

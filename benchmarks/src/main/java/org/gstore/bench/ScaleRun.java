@@ -6,15 +6,19 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.BufferedMutator;
+import org.apache.hadoop.hbase.client.BufferedMutatorParams;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
@@ -26,6 +30,7 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.client.GStoreClient;
+import org.gstore.common.RowGroupedException;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
 
@@ -44,7 +49,7 @@ import org.gstore.client.KeyGroup;
  * </ol>
  */
 public final class ScaleRun {
-  private static final TableName TABLE = TableName.valueOf("bench_scale");
+  static final TableName TABLE = TableName.valueOf("bench_scale");
   private static final TableName GROUPS = TableName.valueOf("gstore:groups");
   private static final TableName OWNERS = TableName.valueOf("gstore:owners");
 
@@ -86,20 +91,36 @@ public final class ScaleRun {
     Collections.shuffle(shuffled, new Random(7));
     try (GStoreClient client = GStoreClient.create(connection)) {
       long[] baseline = stateRows();
-      long heapBefore = usedHeap();
+      long heapBefore = embedded ? usedHeap() : 0;
       out.printf("%d rows in %s; state tables: %d groups rows, %d owners rows%n", rows, TABLE, baseline[0],
           baseline[1]);
 
       KeyGroup[] active = new KeyGroup[s.groups()];
-      Histogram creates = inParallel("create", s.groups(), g -> {
-        List<byte[]> members = new ArrayList<>();
-        for (int i = 0; i < s.k(); i++) {
-          members.add(Players.row(shuffled.get(g * s.k() + i), rows));
+      Histogram creates;
+      Histogram deletes;
+      long heapActive;
+      long[] withGroups;
+      long membersHeld = 0;
+      try {
+        creates = inParallel("create", s.groups(), g -> {
+          List<byte[]> members = new ArrayList<>();
+          for (int i = 0; i < s.k(); i++) {
+            members.add(Players.row(shuffled.get(g * s.k() + i), rows));
+          }
+          active[g] = client.createGroup(GroupSpec.builder().members(TABLE, members).atomic().build());
+        });
+        heapActive = embedded ? usedHeap() : 0;
+        withGroups = stateRows();
+        for (KeyGroup g : active) {
+          membersHeld += g.members().size();
         }
-        active[g] = client.createGroup(GroupSpec.builder().members(TABLE, members).atomic().build());
-      });
-      long heapActive = usedHeap();
-      long[] withGroups = stateRows();
+        deletes = inParallel("delete", s.groups(), g -> {
+          active[g].delete();
+          active[g] = null;
+        });
+      } finally {
+        releaseLeftovers(active); // after a failure: no row of a user's cluster stays in a group of this run
+      }
       out.printf("state tables with %d groups active: %d groups rows, %d owners rows%n", s.groups(), withGroups[0],
           withGroups[1]);
       if (embedded) {
@@ -107,12 +128,6 @@ public final class ScaleRun {
             + " %.0f bytes per active group%n", heapBefore / 1048576.0, heapActive / 1048576.0,
             (double) (heapActive - heapBefore) / s.groups());
       }
-
-      long membersHeld = 0;
-      for (KeyGroup g : active) {
-        membersHeld += g.members().size();
-      }
-      Histogram deletes = inParallel("delete", s.groups(), g -> active[g].delete());
       report("create", creates);
       report("delete", deletes);
       long[] deleted = stateRows();
@@ -127,6 +142,19 @@ public final class ScaleRun {
     }
   }
 
+  /** Deletes the groups a failed run left behind, as far as it can. */
+  private void releaseLeftovers(KeyGroup[] groups) {
+    for (KeyGroup g : groups) {
+      if (g != null) {
+        try {
+          g.delete();
+        } catch (IOException | RuntimeException e) {
+          out.printf("could not delete group %s after the failure: %s%n", g.id(), e);
+        }
+      }
+    }
+  }
+
   private interface GroupAction {
     void run(int group) throws IOException;
   }
@@ -135,6 +163,7 @@ public final class ScaleRun {
   private Histogram inParallel(String what, int count, GroupAction action) throws Exception {
     ConcurrentHistogram latencies = new ConcurrentHistogram(3);
     ExecutorService pool = Executors.newFixedThreadPool(s.clients());
+    AtomicBoolean failed = new AtomicBoolean();
     long start = System.nanoTime();
     try (ProgressBar bar = new ProgressBar(out, () -> (double) latencies.getTotalCount() / count,
         () -> String.format("%s %d groups of %d, %d clients", what, count, s.k(), s.clients()))) {
@@ -142,19 +171,32 @@ public final class ScaleRun {
       for (int c = 0; c < s.clients(); c++) {
         int first = c;
         running.add(pool.submit(() -> {
-          for (int g = first; g < count; g += s.clients()) {
+          for (int g = first; g < count && !failed.get(); g += s.clients()) {
             long t0 = System.nanoTime();
-            action.run(g);
+            try {
+              action.run(g);
+            } catch (IOException | RuntimeException e) {
+              failed.set(true); // the others finish the call in hand, so every group created is recorded
+              throw e;
+            }
             latencies.recordValue(Math.max(1, (System.nanoTime() - t0) / 1_000));
           }
           return null;
         }));
       }
-      for (Future<?> f : running) {
-        f.get();
+      ExecutionException failure = null;
+      for (Future<?> f : running) { // all of them: interrupting a create could leave its group unrecorded
+        try {
+          f.get();
+        } catch (ExecutionException e) {
+          failure = failure == null ? e : failure;
+        }
+      }
+      if (failure != null) {
+        throw failure;
       }
     } finally {
-      pool.shutdownNow();
+      pool.shutdown();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     out.printf("%d %ss in %.1f s: %.1f per second%n", count, what, seconds, count / seconds);
@@ -200,14 +242,40 @@ public final class ScaleRun {
             datagrams1 - datagrams0, datagrams2 - datagrams1));
   }
 
+  /**
+   * Creates the table and writes its rows. A row some group holds (another application's, or one left by a run
+   * that was killed) is left alone and counted: the creates that want it fail, and the run with them.
+   */
   private void prepare(int rows) throws IOException {
     GStoreTables.ensureServed(connection, TableDescriptorBuilder.newBuilder(TABLE)
         .setColumnFamily(ColumnFamilyDescriptorBuilder.of(Players.CF)).build(), Players.splits());
-    try (BufferedMutator mutator = connection.getBufferedMutator(TABLE)) {
+    AtomicLong held = new AtomicLong();
+    BufferedMutatorParams params = new BufferedMutatorParams(TABLE).listener((e, mutator) -> {
+      for (int i = 0; i < e.getNumExceptions(); i++) {
+        if (!grouped(e.getCause(i))) {
+          throw e;
+        }
+      }
+      held.addAndGet(e.getNumExceptions());
+    });
+    try (BufferedMutator mutator = connection.getBufferedMutator(params)) {
       for (int i = 0; i < rows; i++) {
         mutator.mutate(new Put(Players.row(i, rows)).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(0)));
       }
     }
+    if (held.get() > 0) {
+      out.printf("%d rows of %s are in groups that are not this run's; creates that want them will fail%n",
+          held.get(), TABLE);
+    }
+  }
+
+  private static boolean grouped(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof RowGroupedException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Rows in {@code gstore:groups} and {@code gstore:owners}. */

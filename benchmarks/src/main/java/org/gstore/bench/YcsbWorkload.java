@@ -13,7 +13,6 @@ import org.apache.omid.transaction.TTable;
 import org.apache.omid.transaction.TransactionManager;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
-import org.gstore.client.RowKey;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
 import site.ycsb.generator.NumberGenerator;
@@ -70,7 +69,10 @@ final class YcsbWorkload implements Workload {
     return true;
   }
 
-  /** The groups all clients share: contiguous ranges of K players, formed before the clients start. */
+  /**
+   * The groups all clients share: contiguous ranges of K players, formed (atomically, so every row of a range is a
+   * member) before the clients start.
+   */
   @Override
   public void setUp(BenchSystem system) throws IOException {
     if (system == BenchSystem.GSTORE) {
@@ -100,22 +102,12 @@ final class YcsbWorkload implements Workload {
         TTable omidTable = system == BenchSystem.OMID ? clients.omid().table(Players.OMID_TABLE) : null) {
       while (!recorder.done()) {
         int g = random.nextInt(groupCount);
+        List<Op> ops = plan(g, row, random);
         long start = System.nanoTime();
-        if (system == BenchSystem.GSTORE) {
-          transaction(pool.get(g), row, random, recorder);
-        } else if (system == BenchSystem.OMID) {
-          omidTransaction(omidTable, g, row, random, recorder);
-        } else {
-          for (int i = 0; i < txnSize; i++) {
-            byte[] r = Players.row(g * k + row.nextValue().intValue(), rows);
-            boolean read = random.nextDouble() < mix.readProportion();
-            if (read || mix.readModifyWrite()) {
-              table.get(new Get(r));
-            }
-            if (!read || mix.readModifyWrite()) {
-              table.put(new Put(r).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
-            }
-          }
+        switch (system) {
+          case GSTORE -> gstoreTransaction(pool.get(g), ops, recorder);
+          case OMID -> omidTransaction(omidTable, ops, recorder);
+          case HBASE -> apply(ops, table::get, table::put); // one by one, no atomicity
         }
         long perOp = (System.nanoTime() - start) / txnSize;
         for (int i = 0; i < txnSize; i++) {
@@ -125,46 +117,49 @@ final class YcsbWorkload implements Workload {
     }
   }
 
-  /** The same operations on the same rows as {@link #transaction}, as one Omid transaction. */
-  private void omidTransaction(TTable table, int g, NumberGenerator row, Random random, Recorder recorder)
-      throws IOException {
-    TransactionManager tm = clients.omid().transactions();
-    try {
-      org.apache.omid.transaction.Transaction tx = tm.begin();
-      for (int i = 0; i < txnSize; i++) {
-        byte[] r = Players.row(g * k + row.nextValue().intValue(), rows);
-        boolean read = random.nextDouble() < mix.readProportion();
-        if (read || mix.readModifyWrite()) {
-          table.get(tx, new Get(r));
-        }
-        if (!read || mix.readModifyWrite()) {
-          table.put(tx, new Put(r).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
-        }
+  /** One operation of a transaction: a row of its group, read, written, or both (read-modify-write). */
+  private record Op(byte[] row, boolean read, boolean write, int index) {}
+
+  /** A transaction's operations on group {@code g}'s rows, drawn once so that every system runs the same ones. */
+  private List<Op> plan(int g, NumberGenerator row, Random random) {
+    List<Op> ops = new ArrayList<>();
+    for (int i = 0; i < txnSize; i++) {
+      byte[] r = Players.row(g * k + row.nextValue().intValue(), rows);
+      boolean read = random.nextDouble() < mix.readProportion();
+      ops.add(new Op(r, read || mix.readModifyWrite(), !read || mix.readModifyWrite(), i));
+    }
+    return ops;
+  }
+
+  private static void apply(List<Op> ops, RowAccess.Reader reader, RowAccess.Writer writer) throws IOException {
+    for (Op op : ops) {
+      if (op.read()) {
+        reader.get(new Get(op.row()));
       }
-      tm.commit(tx);
+      if (op.write()) {
+        writer.put(new Put(op.row()).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(op.index())));
+      }
+    }
+  }
+
+  private static void gstoreTransaction(KeyGroup group, List<Op> ops, Recorder recorder) throws IOException {
+    try (Transaction txn = group.begin()) {
+      apply(ops, get -> txn.get(Players.TABLE, get), put -> txn.put(Players.TABLE, put));
+      txn.commit();
       recorder.committed();
-    } catch (RollbackException e) {
+    } catch (TransactionConflictException e) {
       recorder.aborted();
     }
   }
 
-  private void transaction(KeyGroup group, NumberGenerator row, Random random, Recorder recorder)
-      throws IOException {
-    List<RowKey> members = List.copyOf(group.members());
-    try (Transaction txn = group.begin()) {
-      for (int i = 0; i < txnSize; i++) {
-        byte[] r = members.get(Math.min(members.size() - 1, row.nextValue().intValue())).row();
-        boolean read = random.nextDouble() < mix.readProportion();
-        if (read || mix.readModifyWrite()) {
-          txn.get(Players.TABLE, new Get(r));
-        }
-        if (!read || mix.readModifyWrite()) {
-          txn.put(Players.TABLE, new Put(r).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(i)));
-        }
-      }
-      txn.commit();
+  private void omidTransaction(TTable table, List<Op> ops, Recorder recorder) throws IOException {
+    TransactionManager tm = clients.omid().transactions();
+    try {
+      org.apache.omid.transaction.Transaction tx = tm.begin();
+      apply(ops, get -> table.get(tx, get), put -> table.put(tx, put));
+      tm.commit(tx);
       recorder.committed();
-    } catch (TransactionConflictException e) {
+    } catch (RollbackException e) {
       recorder.aborted();
     }
   }

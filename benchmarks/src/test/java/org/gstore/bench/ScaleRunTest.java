@@ -1,11 +1,25 @@
 package org.gstore.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.GroupCreationException;
+import org.gstore.client.GroupSpec;
+import org.gstore.client.KeyGroup;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.Test;
@@ -29,5 +43,39 @@ class ScaleRunTest {
     assertThat(r.deleted()[0] - r.before()[0]).isBetween(0L, 60L);
     assertThat(log.toString(StandardCharsets.UTF_8)).contains("60 creates in").contains("60 deletes in")
         .contains("group of 40 rows: create");
+  }
+
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void aRunThatFailsHalfwayGivesBackTheRowsItsGroupsHeld(GStoreMiniCluster cluster) throws Exception {
+    // another application holds one of the rows the run will ask for: that create fails, and with it the run
+    GStoreTables.ensureServed(cluster.getConnection(), TableDescriptorBuilder.newBuilder(ScaleRun.TABLE)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.of(Players.CF)).build(), Players.splits());
+    try (GStoreClient client = GStoreClient.create(cluster.getConnection())) {
+      KeyGroup blocker = client.createGroup(GroupSpec.builder()
+          .members(ScaleRun.TABLE, List.of(Players.row(0, 200))).build());
+      try {
+        long ownersBefore = rows(cluster, TableName.valueOf("gstore:owners"));
+
+        assertThatThrownBy(() -> new ScaleRun(cluster.getConnection(), new ScaleRun.Settings(40, 5, 4, 0, 10,
+            1_000), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), null, false).run())
+            .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(GroupCreationException.class);
+
+        assertThat(rows(cluster, TableName.valueOf("gstore:owners")))
+            .as("only the other application's row is held").isEqualTo(ownersBefore);
+      } finally {
+        blocker.delete();
+      }
+    }
+  }
+
+  private static long rows(GStoreMiniCluster cluster, TableName table) throws Exception {
+    long n = 0;
+    try (Table t = cluster.getConnection().getTable(table); ResultScanner rs = t.getScanner(new Scan())) {
+      for (Result r : rs) {
+        n++;
+      }
+    }
+    return n;
   }
 }

@@ -8,6 +8,8 @@ import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,11 +37,15 @@ public final class OmidTso implements Closeable {
   private final Process process;
   private final int port;
   private final Path log;
+  /** Takes the TSO along when the benchmark is stopped with Ctrl-C (kill -9 of the benchmark cannot). */
+  private final Thread stopper;
 
   private OmidTso(Process process, int port, Path log) {
     this.process = process;
     this.port = port;
     this.log = log;
+    this.stopper = new Thread(process::destroy, "omid-tso-stopper");
+    Runtime.getRuntime().addShutdownHook(stopper);
   }
 
   /** Starts a TSO for the cluster {@code connection} reaches; returns once it accepts clients. */
@@ -66,8 +72,6 @@ public final class OmidTso implements Closeable {
     command.add("org.apache.omid.tso.TSOServer");
     Process process = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(log.toFile()).start();
-    // A benchmark stopped with Ctrl-C takes its TSO along (kill -9 of the benchmark cannot).
-    Runtime.getRuntime().addShutdownHook(new Thread(process::destroy, "omid-tso-stopper"));
     OmidTso tso = new OmidTso(process, port, log);
     try {
       tso.awaitAccepting();
@@ -91,8 +95,11 @@ public final class OmidTso implements Closeable {
       }
       try (Socket s = new Socket()) {
         s.connect(new InetSocketAddress("localhost", port), 500);
+        if (!process.isAlive()) { // something else took the port: the TSO could not bind it
+          throw new IOException("the Omid TSO exited with " + process.exitValue() + "; see " + log);
+        }
         return;
-      } catch (IOException notYet) {
+      } catch (SocketException | SocketTimeoutException notYet) {
         try {
           process.waitFor(200, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -146,6 +153,11 @@ public final class OmidTso implements Closeable {
   /** Stops the TSO: SIGTERM, then SIGKILL after 10 s. */
   @Override
   public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(stopper);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook is running or about to: it stops the TSO itself
+    }
     process.destroy();
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {

@@ -56,7 +56,6 @@ public class GStoreYcsbClient extends DB {
   public static final String TXN_SIZE = "gstore.txnsize";
   public static final String ATOMIC = "gstore.atomic";
   public static final String KEY_SELECTION = "gstore.keyselection";
-  static final Status TXN_ABORTED = new Status("TXN_ABORTED", "the transaction was aborted by a conflict");
 
   private Connection connection;
   private GStoreClient client;
@@ -232,7 +231,7 @@ public class GStoreYcsbClient extends DB {
     opsInGroup++;
     Status result = status;
     if (opsInTxn >= txnSize && !finishTransaction()) {
-      result = TXN_ABORTED;
+      result = YcsbSupport.TXN_ABORTED;
     }
     if (opsInGroup >= opsPerGroup) {
       finishTransaction();

@@ -167,7 +167,7 @@ public class OmidYcsbClient extends DB {
   private Status afterOperation(Status status) throws TransactionException {
     opsInTxn++;
     if (opsInTxn >= txnSize && !finishTransaction()) {
-      return GStoreYcsbClient.TXN_ABORTED;
+      return YcsbSupport.TXN_ABORTED;
     }
     return status;
   }

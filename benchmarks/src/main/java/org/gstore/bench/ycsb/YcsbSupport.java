@@ -14,11 +14,14 @@ import org.apache.hadoop.hbase.util.Bytes;
 import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
 import site.ycsb.DBException;
+import site.ycsb.Status;
 
-/** What both bindings share: configuration from YCSB properties, and rows to YCSB fields and back. */
+/** What the bindings share: configuration from YCSB properties, and rows to YCSB fields and back. */
 final class YcsbSupport {
   /** Path of an {@code hbase-site.xml}; without it, the one on the classpath (like YCSB's HBase binding). */
   static final String HBASE_CONF = "hbase.conf";
+  /** What the transactional bindings return for an operation whose commit lost to a conflict. */
+  static final Status TXN_ABORTED = new Status("TXN_ABORTED", "the transaction was aborted by a conflict");
   /** The column family holding the fields (YCSB's HBase binding property). */
   static final String COLUMN_FAMILY = "columnfamily";
 

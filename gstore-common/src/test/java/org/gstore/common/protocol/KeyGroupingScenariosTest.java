@@ -303,6 +303,29 @@ class KeyGroupingScenariosTest {
   }
 
   @Test
+  void leaderCrashAfterAYieldedMemberStoppedRetryingAsksItAgain() {
+    // the JAA reached F, so F logged YIELDED and stopped retrying JA; the leader had not logged F's answer
+    ScriptedNetwork net = twoNodes();
+    GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F", "H");
+    net.deliver(net.takeOne(is(Join.class, "F")));
+    net.deliver(net.takeOne(is(JoinAck.class, "F")));
+    net.deliver(net.takeOne(is(JoinAckAck.class, "F")));
+    assertThat(net.owner("F").state()).isEqualTo(OwnerRecord.State.YIELDED);
+    net.crash("n1");
+    net.inFlight.clear();
+    net.advance(100);
+    net.restart("n1");
+    net.settle(5_000);
+    assertThat(net.group(g).phase()).isEqualTo(GroupPhase.ACTIVE);
+    assertThat(net.group(g).members().get(key("F")))
+        .isEqualTo(MemberState.joined(net.owner("F").yieldId()));
+    net.delete(g);
+    net.settle(5_000);
+    assertThat(net.ended(g)).isTrue();
+    assertThat(net.cluster.durable.owners).as("no ghost: F was given back").isEmpty();
+  }
+
+  @Test
   void followerCrashWhileJoiningResumesItsJoinAckRetries() {
     ScriptedNetwork net = twoNodes();
     GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F");

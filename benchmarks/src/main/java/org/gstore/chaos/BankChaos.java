@@ -33,9 +33,16 @@ import org.gstore.testing.process.ProcessCluster;
  * whose balance disagrees with the ledgers (a transfer applied other than exactly once).
  */
 public final class BankChaos {
-  /** What to run. */
-  public record Settings(Duration length, Duration killEvery, Duration down, int groups, int accounts, int workers,
-      boolean killMaster, long seed) {}
+  /**
+   * What to run. The load runs for {@code length} and on until the schedule has killed {@code minKills} processes
+   * (a restart that waits for the cluster to serve again can take long on a loaded machine), but no longer than
+   * {@code length} plus {@link #LONGEST_FAULT} per kill still missing.
+   */
+  public record Settings(Duration length, Duration killEvery, Duration down, int minKills, int groups, int accounts,
+      int workers, boolean killMaster, long seed) {}
+
+  /** How long one fault (kill, down time, restart, cluster serving again) may take before a run gives up on it. */
+  static final Duration LONGEST_FAULT = Duration.ofMinutes(3);
 
   private final Connection connection;
   private final ProcessCluster cluster;
@@ -66,7 +73,7 @@ public final class BankChaos {
     try (GStoreClient client = GStoreClient.create(connection)) {
       List<KeyGroup> groups = setUp(client);
       Killer killer = new Killer(cluster, connection, bank, settings.killEvery(), settings.down(),
-          settings.killMaster(), settings.seed(), out);
+          settings.killMaster(), settings.minKills(), settings.seed(), out);
       List<Thread> threads = new ArrayList<>();
       for (int w = 0; w < settings.workers(); w++) {
         int worker = w;
@@ -79,6 +86,12 @@ public final class BankChaos {
           settings.length().toSeconds(), settings.killEvery().toSeconds());
       killing.join(settings.length().toMillis());
       killer.stop();
+      int missing = Math.max(0, settings.minKills() - killer.kills());
+      killing.join(settings.killEvery().plus(LONGEST_FAULT).multipliedBy(missing + 1L).toMillis());
+      if (killing.isAlive()) {
+        out.printf("chaos: %d of %d kills in time; ending the fault schedule%n", killer.kills(), settings.minKills());
+        killer.abort();
+      }
       killing.join(); // it restarts what it killed before it returns
       stopping = true;
       for (Thread t : threads) {
@@ -92,7 +105,8 @@ public final class BankChaos {
       deleteGroups(groups);
       LedgerCheck.Result check = LedgerCheck.run(connection, bank, acknowledged);
       check.details().stream().limit(20).forEach(d -> out.println("chaos: " + d));
-      boolean ok = check.ok() && auditFailures.get() == 0 && killer.failure() == null;
+      boolean ok = check.ok() && auditFailures.get() == 0 && killer.failure() == null
+          && killer.kills() >= settings.minKills();
       out.printf("chaos: %d transfers acknowledged, %d applied in all, %d of unknown outcome (a call failed"
           + " during a crash), %d gave up on conflicts; %d audits, %d failed%n", acknowledged.size(),
           check.transfersApplied(), uncertain.get(), conflicts.get(), audits.get(), auditFailures.get());

@@ -13,7 +13,9 @@ import org.gstore.testing.process.ProcessCluster;
 /**
  * The fault schedule: every {@code every}, {@code kill -9} one process, leave it down for {@code down}, start it
  * again and wait until the cluster serves. Targets rotate: the region server hosting a group's leader, a random
- * region server, and (if allowed) the active master; so a short run already kills a leader's server.
+ * region server, and (if allowed) the active master; so a short run already kills a leader's server. A stop request
+ * is honoured once {@code minKills} kills happened, so a slow restart on a loaded machine cannot make a run end
+ * with fewer faults than asked for; {@link #abort()} ends it regardless.
  */
 final class Killer implements Runnable {
   private final ProcessCluster cluster;
@@ -22,20 +24,23 @@ final class Killer implements Runnable {
   private final Duration every;
   private final Duration down;
   private final boolean killMaster;
+  private final int minKills;
   private final Random random;
   private final PrintStream out;
-  private volatile boolean stopped;
+  private volatile boolean stopRequested;
+  private volatile boolean aborted;
   private volatile int kills;
   private volatile Throwable failure;
 
   Killer(ProcessCluster cluster, Connection connection, Bank bank, Duration every, Duration down,
-      boolean killMaster, long seed, PrintStream out) {
+      boolean killMaster, int minKills, long seed, PrintStream out) {
     this.cluster = cluster;
     this.connection = connection;
     this.bank = bank;
     this.every = every;
     this.down = down;
     this.killMaster = killMaster;
+    this.minKills = minKills;
     this.random = new Random(seed);
     this.out = out;
   }
@@ -49,15 +54,25 @@ final class Killer implements Runnable {
     return failure;
   }
 
+  /** Asks the schedule to end after the current fault, once at least {@code minKills} kills happened. */
   void stop() {
-    stopped = true;
+    stopRequested = true;
+  }
+
+  /** Ends the schedule after the current fault, however many kills happened. */
+  void abort() {
+    aborted = true;
+  }
+
+  private boolean done() {
+    return aborted || (stopRequested && kills >= minKills);
   }
 
   @Override
   public void run() {
     long next = System.nanoTime() + every.toNanos();
     try {
-      while (!stopped) {
+      while (!done()) {
         if (!sleepUntil(next)) {
           return;
         }
@@ -107,7 +122,7 @@ final class Killer implements Runnable {
   }
 
   private boolean sleepUntil(long deadline) {
-    while (!stopped) {
+    while (!done()) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         return true;

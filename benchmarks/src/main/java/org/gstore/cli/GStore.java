@@ -58,7 +58,8 @@ public final class GStore {
              gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries)
              gstore cluster start|stop|status|kill|restart [--dir target/cluster] ...   (gstore cluster help)
              gstore chaos [--dir target/cluster] [--conf hbase-site.xml] [--minutes 5] [--kill-every 30s]
-                          [--down 5s] [--groups 4] [--accounts 8] [--workers 4] [--kill-master yes|no] [--seed N]
+                          [--down 5s] [--min-kills 3] [--groups 4] [--accounts 8] [--workers 4]
+                          [--kill-master yes|no] [--seed N]
                           (bank transfers while kill -9 hits the process cluster's servers; checks nothing is lost)""";
 
   private interface Job {
@@ -114,8 +115,8 @@ public final class GStore {
 
   /** {@code gstore chaos}: needs a process cluster, to kill its processes. */
   private static boolean chaos(Map<String, String> o) throws Exception {
-    allow(o, "--conf", "--dir", "--minutes", "--kill-every", "--down", "--groups", "--accounts", "--workers",
-        "--kill-master", "--seed");
+    allow(o, "--conf", "--dir", "--minutes", "--kill-every", "--down", "--min-kills", "--groups", "--accounts",
+        "--workers", "--kill-master", "--seed");
     Path dir = Path.of(o.getOrDefault("--dir", "target/cluster"));
     ProcessCluster cluster = ProcessCluster.open(dir, System.out);
     String conf = o.getOrDefault("--conf", cluster.clientSite().toString());
@@ -132,7 +133,8 @@ public final class GStore {
       throw fail("--accounts must be at least 2");
     }
     BankChaos.Settings settings = new BankChaos.Settings(Duration.ofMillis((long) (minutes * 60_000)),
-        duration(o, "--kill-every", "30s"), duration(o, "--down", "5s"), positive(o, "--groups", 4), accounts,
+        duration(o, "--kill-every", "30s"), duration(o, "--down", "5s"), positive(o, "--min-kills", 3),
+        positive(o, "--groups", 4), accounts,
         positive(o, "--workers", 4), killMaster.equals("yes"),
         Long.parseLong(o.getOrDefault("--seed", Long.toString(System.nanoTime() % 1_000_000))));
     return withCluster(conf, Map.of(),

@@ -117,7 +117,7 @@ class ProcessClusterIT {
   @Timeout(value = 8, unit = TimeUnit.MINUTES)
   void chaosWithKillMinus9LosesAndDuplicatesNothing() throws Exception {
     BankChaos.Settings settings = new BankChaos.Settings(Duration.ofSeconds(90), Duration.ofSeconds(20),
-        Duration.ofSeconds(3), 4, 8, 4, false, 7);
+        Duration.ofSeconds(3), 3, 4, 8, 4, false, 7);
     BankChaos.Outcome outcome;
     try (Connection connection = ConnectionFactory.createConnection(cluster.clientConfiguration())) {
       outcome = new BankChaos(connection, cluster, settings, System.out).run();

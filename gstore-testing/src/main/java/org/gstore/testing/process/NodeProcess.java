@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -46,9 +48,7 @@ final class NodeProcess {
       command.add("/usr/bin/setsid"); // its own session: a Ctrl-C on the launcher's terminal does not reach it
     }
     command.addAll(command(jvmFlags, mainClass, args));
-    Files.writeString(log(), "=== " + java.time.Instant.now() + " starting " + role + ": " + String.join(" ",
-        command) + "\n", StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.APPEND);
+    appendToLog("starting " + role + ": " + String.join(" ", command));
     Process process = new ProcessBuilder(command)
         .directory(layout.roleDir(role).toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -56,6 +56,24 @@ final class NodeProcess {
         .redirectErrorStream(true)
         .start();
     Files.writeString(pidFile(), process.pid() + "\n");
+    process.onExit().thenAccept(this::logExit);
+  }
+
+  /**
+   * Notes in the role's log how its JVM ended (128 + n for signal n), while the JVM that started it lives: a process
+   * that dies before it logs anything (the kernel's OOM killer, a signal from outside) otherwise leaves no trace.
+   */
+  private void logExit(Process process) {
+    try {
+      appendToLog(role + " (pid " + process.pid() + ") exited with code " + process.exitValue());
+    } catch (IOException e) {
+      // the cluster directory is gone: nothing left to explain
+    }
+  }
+
+  private void appendToLog(String event) throws IOException {
+    Files.writeString(log(), "=== " + Instant.now() + " " + event + "\n", StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
 
   /** The command line that runs the role's JVM in the foreground. */

@@ -86,7 +86,7 @@ final class GamingWorkload implements Workload {
       long start = System.nanoTime();
       while (true) {
         try (Transaction txn = group.begin()) {
-          op.apply(get -> txn.get(Players.TABLE, get), put -> txn.put(Players.TABLE, put));
+          op.apply(gets -> txn.get(Players.TABLE, gets), puts -> txn.put(Players.TABLE, puts));
           txn.commit();
           recorder.committed();
           break;
@@ -114,18 +114,7 @@ final class GamingWorkload implements Workload {
       think(random);
       GameOp op = nextOp(players, random, i);
       long start = System.nanoTime();
-      int[] scores = new int[op.rows().size()];
-      if (op.reads()) {
-        List<Get> gets = new ArrayList<>();
-        op.rows().forEach(row -> gets.add(new Get(row)));
-        Result[] results = table.get(gets);
-        for (int r = 0; r < results.length; r++) {
-          scores[r] = score(results[r]);
-        }
-      }
-      if (op.writes()) {
-        table.put(op.puts(scores));
-      }
+      op.apply(table::get, table::put);
       recorder.op(System.nanoTime() - start);
     }
   }
@@ -140,7 +129,7 @@ final class GamingWorkload implements Workload {
       while (true) {
         try {
           org.apache.omid.transaction.Transaction tx = tm.begin();
-          op.apply(get -> table.get(tx, get), put -> table.put(tx, put));
+          op.apply(gets -> table.get(tx, gets), puts -> table.put(tx, puts));
           tm.commit(tx);
           recorder.committed();
           break;
@@ -183,16 +172,19 @@ final class GamingWorkload implements Workload {
       return kind != 0;
     }
 
-    /** Reads what it reads and writes what it writes, row by row, inside the caller's transaction. */
+    /** Reads its rows as one batch (if it reads), then writes them as one batch (if it writes). */
     void apply(RowAccess.Reader reader, RowAccess.Writer writer) throws IOException {
       int[] scores = new int[rows.size()];
-      for (int r = 0; reads() && r < rows.size(); r++) {
-        scores[r] = score(reader.get(new Get(rows.get(r))));
+      if (reads()) {
+        List<Get> gets = new ArrayList<>();
+        rows.forEach(row -> gets.add(new Get(row)));
+        Result[] results = reader.get(gets);
+        for (int r = 0; r < results.length; r++) {
+          scores[r] = score(results[r]);
+        }
       }
       if (writes()) {
-        for (Put put : puts(scores)) {
-          writer.put(put);
-        }
+        writer.put(puts(scores));
       }
     }
 

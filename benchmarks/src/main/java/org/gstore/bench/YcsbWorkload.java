@@ -107,7 +107,7 @@ final class YcsbWorkload implements Workload {
         switch (system) {
           case GSTORE -> gstoreTransaction(pool.get(g), ops, recorder);
           case OMID -> omidTransaction(omidTable, ops, recorder);
-          case HBASE -> apply(ops, table::get, table::put); // one by one, no atomicity
+          case HBASE -> apply(ops, table::get, table::put); // no atomicity
         }
         long perOp = (System.nanoTime() - start) / txnSize;
         for (int i = 0; i < txnSize; i++) {
@@ -131,20 +131,32 @@ final class YcsbWorkload implements Workload {
     return ops;
   }
 
+  /**
+   * A transaction's reads as one batch, then its writes as one batch: no operation's write depends on what it
+   * read, so the read and write sets (what validation sees) are those of running them one by one.
+   */
   private static void apply(List<Op> ops, RowAccess.Reader reader, RowAccess.Writer writer) throws IOException {
+    List<Get> gets = new ArrayList<>();
+    List<Put> puts = new ArrayList<>();
     for (Op op : ops) {
       if (op.read()) {
-        reader.get(new Get(op.row()));
+        gets.add(new Get(op.row()));
       }
       if (op.write()) {
-        writer.put(new Put(op.row()).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(op.index())));
+        puts.add(new Put(op.row()).addColumn(Players.CF, Players.SCORE, Bytes.toBytes(op.index())));
       }
+    }
+    if (!gets.isEmpty()) {
+      reader.get(gets);
+    }
+    if (!puts.isEmpty()) {
+      writer.put(puts);
     }
   }
 
   private static void gstoreTransaction(KeyGroup group, List<Op> ops, Recorder recorder) throws IOException {
     try (Transaction txn = group.begin()) {
-      apply(ops, get -> txn.get(Players.TABLE, get), put -> txn.put(Players.TABLE, put));
+      apply(ops, gets -> txn.get(Players.TABLE, gets), puts -> txn.put(Players.TABLE, puts));
       txn.commit();
       recorder.committed();
     } catch (TransactionConflictException e) {
@@ -156,7 +168,7 @@ final class YcsbWorkload implements Workload {
     TransactionManager tm = clients.omid().transactions();
     try {
       org.apache.omid.transaction.Transaction tx = tm.begin();
-      apply(ops, get -> table.get(tx, get), put -> table.put(tx, put));
+      apply(ops, gets -> table.get(tx, gets), puts -> table.put(tx, puts));
       tm.commit(tx);
       recorder.committed();
     } catch (RollbackException e) {

@@ -96,6 +96,17 @@ public final class Transaction implements AutoCloseable {
     return results;
   }
 
+  /** Buffers several puts on member rows (sent with the rest at {@link #commit()}, like {@link #put(TableName, Put)}). */
+  public void put(TableName table, List<Put> puts) throws IOException {
+    for (Put put : puts) {
+      member(table, put.getRow()); // all or none: a non-member row leaves nothing buffered
+    }
+    for (Put put : puts) {
+      put(table, put);
+    }
+  }
+
+  /** Buffers a put on a member row; sent with the other writes at {@link #commit()}. */
   public void put(TableName table, Put put) throws IOException {
     requireOpen();
     RowWrites w = writes.computeIfAbsent(member(table, put.getRow()), r -> new RowWrites());

@@ -226,7 +226,26 @@ class TransactionsTest {
           .isInstanceOf(NotGroupMemberException.class);
       assertThatThrownBy(() -> txn.put(ACCOUNTS, new Put(TestRows.row(4_999)).addColumn(CF, BALANCE,
           Bytes.toBytes(1L)))).isInstanceOf(NotGroupMemberException.class);
+      assertThatThrownBy(() -> txn.put(ACCOUNTS, List.of(
+          new Put(TestRows.row(4_001)).addColumn(CF, BALANCE, Bytes.toBytes(9L)),
+          new Put(TestRows.row(4_999)).addColumn(CF, BALANCE, Bytes.toBytes(9L)))))
+          .isInstanceOf(NotGroupMemberException.class);
+      assertThat(txn.get(ACCOUNTS, new Get(TestRows.row(4_001))).isEmpty())
+          .as("a batch with a non-member row buffers none of its puts").isTrue();
     }
+    g.transact(txn -> {
+      txn.put(ACCOUNTS, List.of(new Put(TestRows.row(4_001)).addColumn(CF, BALANCE, Bytes.toBytes(3L)),
+          new Put(TestRows.row(4_002)).addColumn(CF, BALANCE, Bytes.toBytes(4L))));
+      return null;
+    });
+    g.transact(txn -> {
+      Result[] both = txn.get(ACCOUNTS, List.of(new Get(TestRows.row(4_002)), new Get(TestRows.row(4_001))));
+      assertThat(balance(both[0])).as("results in the order of the gets").isEqualTo(4);
+      assertThat(balance(both[1])).isEqualTo(3);
+      txn.delete(ACCOUNTS, new Delete(TestRows.row(4_001)));
+      txn.delete(ACCOUNTS, new Delete(TestRows.row(4_002)));
+      return null;
+    });
     try (Transaction abandoned = g.begin()) {
       abandoned.put(ACCOUNTS, new Put(TestRows.row(4_001)).addColumn(CF, BALANCE, Bytes.toBytes(5L)));
     } // closed without commit: nothing happens, nobody waits

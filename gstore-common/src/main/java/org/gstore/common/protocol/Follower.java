@@ -11,8 +11,9 @@ import java.util.function.Predicate;
 
 /**
  * The follower's half of the Key Grouping protocol for every key this node hosts (G-Store paper, section 4.2):
- * yields a free key to the first group that asks, refuses keys already in a group without blocking, retries
- * {@code JA} until the {@code JAA} with the matching yield id, and answers every {@code D} with {@code DA}.
+ * yields a free key to the first group that asks (logging it {@code JOINING}), refuses keys already in a group
+ * without blocking, retries {@code JA} until the {@code JAA} with the matching yield id (then notes it
+ * {@code YIELDED}, in memory only), and answers every {@code D} with {@code DA} (logging the key free).
  *
  * <p>The two freshness checks are separate methods so the simulator's tests can plant the bugs they guard
  * against and show that the simulator notices.
@@ -26,12 +27,17 @@ class Follower {
   /** Keys retrying their JA: ticks look at these only, not at every key in a group. */
   private final Set<Entry> joining = new LinkedHashSet<>();
 
-  /** A key that is not free, and the timer of its {@code JA} retries while it is joining. */
+  /**
+   * A key that is not free, and the timer of its {@code JA} retries while it is joining. {@code logged} is the
+   * record as last made durable ({@code JOINING}), {@code record} the live one ({@code YIELDED} once the JAA came).
+   */
   private static final class Entry {
+    final OwnerRecord logged;
     OwnerRecord record;
     Retry retry;
 
     Entry(OwnerRecord record, Retry retry) {
+      this.logged = record;
       this.record = record;
       this.retry = retry;
     }
@@ -67,10 +73,11 @@ class Follower {
       return; // spurious or stale: ignoring it is what prevents ghost groups (paper, Figure 5)
     }
     e.retry.answered(now);
+    // Noted in memory only: the durable JOINING record already fences the key to the group. A node that reloads
+    // it (restart, region move) retries JA and the leader answers JAA again, or D if the group is gone.
     e.record = new OwnerRecord(jaa.member(), jaa.group(), jaa.yieldId(), OwnerRecord.State.YIELDED);
     e.retry = null;
     joining.remove(e);
-    fx.persist(new StateChange.PutOwner(e.record));
   }
 
   void onDelete(Delete d, Effects fx) {
@@ -135,11 +142,16 @@ class Follower {
     }
   }
 
+  /** The key's live owner record ({@code YIELDED} once its JAA came), if it is not free. */
   Optional<OwnerRecord> owner(Key key) {
     return Optional.ofNullable(owners.get(key)).map(e -> e.record);
   }
 
+  /**
+   * Every owner record as last logged: what this node would reload after a crash. A {@code YIELDED} key is in it
+   * as {@code JOINING} ({@link #owner} has the live state).
+   */
   Collection<OwnerRecord> owners() {
-    return owners.values().stream().map(e -> e.record).toList();
+    return owners.values().stream().map(e -> e.logged).toList();
   }
 }

@@ -176,10 +176,12 @@ public final class ProtocolNode {
     return leader.size();
   }
 
+  /** The live owner record of a key this node hosts ({@code YIELDED} once its JAA came), if it is not free. */
   public Optional<OwnerRecord> owner(Key key) {
     return follower.owner(key);
   }
 
+  /** The owner records of the keys this node hosts, as last logged (a yielded key is logged {@code JOINING}). */
   public Collection<OwnerRecord> owners() {
     return follower.owners();
   }

@@ -35,7 +35,8 @@ class KeyGroupingScenariosTest {
         "H@n3");
     OwnerRecord ghost = figure5(net);
     assertThat(ghost).as("the planted bug yields F to a group that no longer exists").isNotNull();
-    assertThat(ghost.state()).isEqualTo(OwnerRecord.State.YIELDED);
+    assertThat(net.liveOwner("F").state()).as("F stopped retrying: nothing will ever free it")
+        .isEqualTo(OwnerRecord.State.YIELDED);
   }
 
   /**
@@ -62,7 +63,7 @@ class KeyGroupingScenariosTest {
     net.take(is(JoinAck.class, "F")); // and its JA is lost
 
     net.deliver(delayedJaa); // the delayed JAA carries the old yield id
-    OwnerRecord afterJaa = net.owner("F");
+    OwnerRecord afterJaa = net.liveOwner("F");
     if (afterJaa.state() == OwnerRecord.State.JOINING) {
       assertThat(afterJaa.yieldId()).isNotEqualTo(firstYield);
     }
@@ -127,7 +128,8 @@ class KeyGroupingScenariosTest {
     // F's JA retry repairs the lost JAA
     net.advance(25);
     net.deliverAll();
-    assertThat(net.owner("F").state()).isEqualTo(OwnerRecord.State.YIELDED);
+    assertThat(net.liveOwner("F").state()).isEqualTo(OwnerRecord.State.YIELDED);
+    assertThat(net.engine("n2").nextWakeup()).as("F stopped retrying").isEqualTo(Long.MAX_VALUE);
   }
 
   @Test
@@ -304,13 +306,13 @@ class KeyGroupingScenariosTest {
 
   @Test
   void leaderCrashAfterAYieldedMemberStoppedRetryingAsksItAgain() {
-    // the JAA reached F, so F logged YIELDED and stopped retrying JA; the leader had not logged F's answer
+    // the JAA reached F, so F noted YIELDED and stopped retrying JA; the leader had not logged F's answer
     ScriptedNetwork net = twoNodes();
     GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F", "H");
     net.deliver(net.takeOne(is(Join.class, "F")));
     net.deliver(net.takeOne(is(JoinAck.class, "F")));
     net.deliver(net.takeOne(is(JoinAckAck.class, "F")));
-    assertThat(net.owner("F").state()).isEqualTo(OwnerRecord.State.YIELDED);
+    assertThat(net.liveOwner("F").state()).isEqualTo(OwnerRecord.State.YIELDED);
     net.crash("n1");
     net.inFlight.clear();
     net.advance(100);
@@ -338,7 +340,36 @@ class KeyGroupingScenariosTest {
     net.deliver(net.takeOne(is(JoinAck.class, "F")));
     net.settle(1_000);
     assertThat(net.group(g).phase()).isEqualTo(GroupPhase.ACTIVE);
-    assertThat(net.owner("F").state()).isEqualTo(OwnerRecord.State.YIELDED);
+    assertThat(net.liveOwner("F").state()).isEqualTo(OwnerRecord.State.YIELDED);
+  }
+
+  @Test
+  void aYieldIsNotLoggedAndAFollowerThatReloadsItAsksTheLeaderAgain() {
+    ScriptedNetwork net = twoNodes();
+    GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F");
+    net.deliver(net.takeOne(is(Join.class, "F")));
+    net.deliver(net.takeOne(is(JoinAck.class, "F")));
+    Step yielded = net.deliver(net.takeOne(is(JoinAckAck.class, "F")));
+    assertThat(yielded.changes()).as("the JAA is noted in memory only").isEmpty();
+    net.settle(1_000);
+    assertThat(net.group(g).phase()).isEqualTo(GroupPhase.ACTIVE);
+    assertThat(net.owner("F").state()).as("durable").isEqualTo(OwnerRecord.State.JOINING);
+    assertThat(net.liveOwner("F").state()).as("in memory").isEqualTo(OwnerRecord.State.YIELDED);
+
+    net.crash("n2"); // F reloads JOINING and asks again; the active group answers JAA
+    net.restart("n2");
+    net.settle(1_000);
+    assertThat(net.liveOwner("F").state()).isEqualTo(OwnerRecord.State.YIELDED);
+    assertThat(net.group(g).phase()).isEqualTo(GroupPhase.ACTIVE);
+
+    net.crash("n2"); // down while the group is deleted: the leader's D retries wait for it
+    net.delete(g);
+    net.settle(1_000);
+    assertThat(net.ended(g)).as("the delete waits for F").isFalse();
+    net.restart("n2");
+    net.settle(5_000);
+    assertThat(net.ended(g)).isTrue();
+    assertThat(net.cluster.durable.owners).as("no ghost: F was given back").isEmpty();
   }
 
   @Test

@@ -162,8 +162,15 @@ final class ScriptedNetwork {
     return replies.get(replies.size() - 1);
   }
 
+  /** The key's durable owner record (a key yielded after its JAA is still logged as JOINING). */
   OwnerRecord owner(String row) {
     return cluster.durable.owners.get(key(row));
+  }
+
+  /** The key's owner record in its host's memory (YIELDED once the JAA came), or null if free or host down. */
+  OwnerRecord liveOwner(String row) {
+    ProtocolNode engine = cluster.engine(cluster.hostOf.get(key(row)));
+    return engine == null ? null : engine.owner(key(row)).orElse(null);
   }
 
   GroupRecord group(GroupId id) {

@@ -38,8 +38,13 @@ final class NodeProcess {
     return layout.roleDir(role).resolve(role + ".pid");
   }
 
-  /** Starts the role's JVM running {@code mainClass args}; returns at once. */
-  void start(List<String> jvmFlags, String mainClass, List<String> args) throws IOException {
+  /**
+   * Starts the role's JVM running {@code mainClass args}; returns at once, with the process. While it starts, ask
+   * the returned process whether it lives, not {@link #alive}: that one reads the PID's command line, which is the
+   * launcher's until the JVM is exec'd, so a start that asked it too early once took a live DataNode for a dead one
+   * (and stopping the cluster then killed it).
+   */
+  Process start(List<String> jvmFlags, String mainClass, List<String> args) throws IOException {
     if (pid().isPresent()) {
       throw new IOException(role + " is already running (pid " + pid().get() + ")");
     }
@@ -57,6 +62,7 @@ final class NodeProcess {
         .start();
     Files.writeString(pidFile(), process.pid() + "\n");
     process.onExit().thenAccept(this::logExit);
+    return process;
   }
 
   /**

@@ -177,13 +177,14 @@ public final class ProcessCluster {
     if (role.equals("namenode")) {
       formatOnce(jvmFlags(role));
     }
-    node.start(jvmFlags(role), main.className(), main.args());
+    Process process = node.start(jvmFlags(role), main.className(), main.args());
     switch (role) {
-      case "zookeeper" -> await(node, "ZooKeeper", () -> ClusterProbe.accepts(layout.zookeeperPort()));
-      case "namenode" -> await(node, "the NameNode", () -> ClusterProbe.accepts(layout.nameNodePort()));
-      case "datanode" -> await(node, "HDFS with a live DataNode, out of safe mode",
+      case "zookeeper" -> await(node, process, "ZooKeeper", () -> ClusterProbe.accepts(layout.zookeeperPort()));
+      case "namenode" -> await(node, process, "the NameNode", () -> ClusterProbe.accepts(layout.nameNodePort()));
+      case "datanode" -> await(node, process, "HDFS with a live DataNode, out of safe mode",
           () -> ClusterProbe.hdfsServes(layout.nameNodePort()));
-      default -> await(node, role + "'s RPC port", () -> ClusterProbe.accepts(layout.ports(role).get("rpc")));
+      default -> await(node, process, role + "'s RPC port",
+          () -> ClusterProbe.accepts(layout.ports(role).get("rpc")));
     }
   }
 
@@ -326,9 +327,9 @@ public final class ProcessCluster {
     }
   }
 
-  private void await(NodeProcess node, String what, Callable<Boolean> ready) throws IOException {
+  private void await(NodeProcess node, Process process, String what, Callable<Boolean> ready) throws IOException {
     ClusterProbe.await(what + " (see " + node.log() + ")", START_TIMEOUT, () -> {
-      if (!node.alive()) {
+      if (!process.isAlive()) {
         throw new IOException(node.role() + " died while starting; the end of its log:\n" + node.logTail(40));
       }
       return ready.call();

@@ -96,7 +96,7 @@ public final class Transaction implements AutoCloseable {
     return results;
   }
 
-  /** Buffers several puts on member rows (sent with the rest at {@link #commit()}, like {@link #put(TableName, Put)}). */
+  /** Buffers puts on member rows, all or none, sent with the other writes at {@link #commit()}. */
   public void put(TableName table, List<Put> puts) throws IOException {
     for (Put put : puts) {
       member(table, put.getRow()); // all or none: a non-member row leaves nothing buffered

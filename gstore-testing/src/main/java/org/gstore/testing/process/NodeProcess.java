@@ -40,9 +40,9 @@ final class NodeProcess {
 
   /**
    * Starts the role's JVM running {@code mainClass args}; returns at once, with the process. While it starts, ask
-   * the returned process whether it lives, not {@link #alive}: that one reads the PID's command line, which is the
-   * launcher's until the JVM is exec'd, so a start that asked it too early once took a live DataNode for a dead one
-   * (and stopping the cluster then killed it).
+   * the returned process whether it lives, not {@link #alive}: that one reads the PID's command line, which reads
+   * empty while setsid execs the JVM, so a start that asked it then once took a live DataNode for a dead one (and
+   * stopping the cluster then killed it).
    */
   Process start(List<String> jvmFlags, String mainClass, List<String> args) throws IOException {
     if (pid().isPresent()) {

@@ -1,10 +1,16 @@
 package org.gstore.bench;
 
 import java.io.IOException;
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.gstore.client.GStoreClient;
 import org.gstore.coprocessor.GStoreRegionCoprocessor;
 
@@ -31,5 +37,17 @@ public final class GStoreTables {
             .setCoprocessor(GStoreRegionCoprocessor.class.getName()).build());
       }
     }
+  }
+
+  /** How many rows {@code table} has (a scan that returns only each row's first cell). */
+  public static long rowCount(Connection connection, TableName table) throws IOException {
+    long n = 0;
+    try (Table t = connection.getTable(table);
+        ResultScanner rs = t.getScanner(new Scan().setFilter(new FirstKeyOnlyFilter()).setCaching(1_000))) {
+      for (Result ignored : rs) {
+        n++;
+      }
+    }
+    return n;
   }
 }

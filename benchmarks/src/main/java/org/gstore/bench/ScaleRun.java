@@ -22,17 +22,12 @@ import org.apache.hadoop.hbase.client.BufferedMutatorParams;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
-import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.client.GStoreClient;
-import org.gstore.common.RowGroupedException;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
+import org.gstore.common.RowGroupedException;
 
 /**
  * G-Store at scale ({@code gstore scale}): many small groups active at once, then a few very large ones.
@@ -280,18 +275,7 @@ public final class ScaleRun {
 
   /** Rows in {@code gstore:groups} and {@code gstore:owners}. */
   private long[] stateRows() throws IOException {
-    return new long[] {count(GROUPS), count(OWNERS)};
-  }
-
-  private long count(TableName table) throws IOException {
-    long n = 0;
-    try (Table t = connection.getTable(table);
-        ResultScanner rs = t.getScanner(new Scan().setFilter(new FirstKeyOnlyFilter()).setCaching(1_000))) {
-      for (Result r : rs) {
-        n++;
-      }
-    }
-    return n;
+    return new long[] {GStoreTables.rowCount(connection, GROUPS), GStoreTables.rowCount(connection, OWNERS)};
   }
 
   private static long usedHeap() {

@@ -11,10 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupCreationException;
@@ -55,27 +51,17 @@ class ScaleRunTest {
       KeyGroup blocker = client.createGroup(GroupSpec.builder()
           .members(ScaleRun.TABLE, List.of(Players.row(0, 200))).build());
       try {
-        long ownersBefore = rows(cluster, TableName.valueOf("gstore:owners"));
+        long ownersBefore = GStoreTables.rowCount(cluster.getConnection(), TableName.valueOf("gstore:owners"));
 
         assertThatThrownBy(() -> new ScaleRun(cluster.getConnection(), new ScaleRun.Settings(40, 5, 4, 0, 10,
             1_000), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), null, false).run())
             .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(GroupCreationException.class);
 
-        assertThat(rows(cluster, TableName.valueOf("gstore:owners")))
+        assertThat(GStoreTables.rowCount(cluster.getConnection(), TableName.valueOf("gstore:owners")))
             .as("only the other application's row is held").isEqualTo(ownersBefore);
       } finally {
         blocker.delete();
       }
     }
-  }
-
-  private static long rows(GStoreMiniCluster cluster, TableName table) throws Exception {
-    long n = 0;
-    try (Table t = cluster.getConnection().getTable(table); ResultScanner rs = t.getScanner(new Scan())) {
-      for (Result r : rs) {
-        n++;
-      }
-    }
-    return n;
   }
 }

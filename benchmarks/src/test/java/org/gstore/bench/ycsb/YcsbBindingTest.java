@@ -14,14 +14,11 @@ import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.bench.omid.OmidSettings;
 import org.gstore.bench.omid.OmidTso;
+import org.gstore.bench.GStoreTables;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.Test;
@@ -62,7 +59,7 @@ class YcsbBindingTest {
       String load = ycsb(dir, "-load", "-db", db, "-P", workload.toString(), "-p", "table=" + table,
           "-p", "columnfamily=family", "-p", "hbase.conf=" + site, "-threads", "2", "-p", "omid.tso=" + tso);
       assertThat(load).contains("[INSERT], Operations, 200").contains("[INSERT], Return=OK, 200");
-      assertThat(rows(cluster, table)).as("rows loaded by " + binding).isEqualTo(200);
+      assertThat(GStoreTables.rowCount(cluster.getConnection(), table)).as("rows loaded by " + binding).isEqualTo(200);
 
       String run = ycsb(dir, "-t", "-db", db, "-P", workload.toString(), "-p", "table=" + table,
           "-p", "columnfamily=family", "-p", "hbase.conf=" + site, "-threads", "3",
@@ -78,7 +75,7 @@ class YcsbBindingTest {
         assertThat(count(run, "[GROUP-CREATE], Operations")).as("a new group every 25 operations per thread")
             .isGreaterThanOrEqualTo(12);
       }
-      assertThat(rows(cluster, table)).as("no row appeared or vanished").isEqualTo(200);
+      assertThat(GStoreTables.rowCount(cluster.getConnection(), table)).as("no row appeared or vanished").isEqualTo(200);
     }
   }
 
@@ -97,15 +94,6 @@ class YcsbBindingTest {
         l.substring(l.lastIndexOf(',') + 1).trim())).sum();
   }
 
-  private static int rows(GStoreMiniCluster cluster, TableName name) throws IOException {
-    int n = 0;
-    try (Table t = cluster.getConnection().getTable(name); ResultScanner rs = t.getScanner(new Scan())) {
-      for (Result r : rs) {
-        n++;
-      }
-    }
-    return n;
-  }
 
   /** Runs {@code site.ycsb.Client} in a child JVM with this test's classpath and JVM flags; returns its output. */
   private static String ycsb(Path dir, String... args) throws Exception {

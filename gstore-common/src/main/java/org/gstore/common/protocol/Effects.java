@@ -10,15 +10,25 @@ import java.util.Set;
 /**
  * What one step of the engine decided: durable changes, messages to send (addressed to keys) and client replies.
  * Changes to the same target collapse into the last one, keeping the position of the first, so a step writes each
- * record once; identical messages are sent once.
+ * record once; identical messages are sent once. A change is deferred ({@link Step#deferred()}) only if every
+ * change to its target in the step was.
  */
 final class Effects {
-  private final Map<Object, StateChange> changes = new LinkedHashMap<>();
+  private record Change(StateChange change, boolean deferred) {}
+
+  private final Map<Object, Change> changes = new LinkedHashMap<>();
   private final Set<Message> messages = new LinkedHashSet<>();
   private final List<Reply> replies = new ArrayList<>();
 
+  /** A change that must be durable before any of the step's messages or replies leave. */
   void persist(StateChange change) {
-    changes.put(change.target(), change);
+    changes.put(change.target(), new Change(change, false));
+  }
+
+  /** A change the step's messages and replies need not wait for (see {@link Step#deferred()}). */
+  void persistDeferred(StateChange change) {
+    Change before = changes.get(change.target());
+    changes.put(change.target(), new Change(change, before == null || before.deferred()));
   }
 
   void send(Message message) {
@@ -30,7 +40,11 @@ final class Effects {
   }
 
   List<StateChange> changes() {
-    return List.copyOf(changes.values());
+    return changes.values().stream().filter(c -> !c.deferred()).map(Change::change).toList();
+  }
+
+  List<StateChange> deferred() {
+    return changes.values().stream().filter(Change::deferred).map(Change::change).toList();
   }
 
   Set<Message> messages() {

@@ -220,6 +220,6 @@ public final class ProtocolNode {
       byNode.remove(replyTo);
     }
     byNode.forEach((to, messages) -> datagrams.add(new Datagram(self, to, messages, List.of())));
-    return new Step(fx.changes(), datagrams, fx.replies());
+    return new Step(fx.changes(), fx.deferred(), datagrams, fx.replies());
   }
 }

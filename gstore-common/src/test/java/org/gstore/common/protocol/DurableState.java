@@ -14,6 +14,14 @@ final class DurableState {
   final Map<Key, OwnerRecord> owners = new LinkedHashMap<>();
   final Map<NodeId, Long> reservedUids = new HashMap<>();
 
+  DurableState copy() {
+    DurableState d = new DurableState();
+    d.groups.putAll(groups);
+    d.owners.putAll(owners);
+    d.reservedUids.putAll(reservedUids);
+    return d;
+  }
+
   void apply(List<StateChange> changes) {
     for (StateChange c : changes) {
       if (c instanceof StateChange.PutGroup p) {

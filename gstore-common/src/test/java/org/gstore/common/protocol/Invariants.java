@@ -50,11 +50,13 @@ final class Invariants {
 
   /**
    * A node's memory agrees with durable state for the keys it hosts and holds nothing else: what it would reload
-   * after a crash is what it acts on now. Checked for the node that just took a step.
+   * after a crash is what it acts on now, once its writer has written the deferred changes it holds (a crash
+   * before that may lose them: the engine defers only what a restart repairs). Checked for the node that just
+   * took a step.
    */
   static List<String> consistency(SimCluster cluster, NodeId n) {
     List<String> v = new ArrayList<>();
-    DurableState d = cluster.durable;
+    DurableState d = cluster.intended(n);
     ProtocolNode e = cluster.engine(n);
     if (e == null) {
       return v;

@@ -372,6 +372,98 @@ class KeyGroupingScenariosTest {
     assertThat(net.cluster.durable.owners).as("no ghost: F was given back").isEmpty();
   }
 
+  /** The step that answered the client with {@code outcome}. */
+  private static Step answering(ScriptedNetwork net, Reply.Outcome outcome) {
+    return net.steps.stream().filter(s -> s.replies().stream().anyMatch(r -> r.outcome() == outcome))
+        .reduce((a, b) -> b).orElseThrow();
+  }
+
+  /** Delivers messages in order until the client gets an answer (and no further). */
+  private static void deliverUntilAnswered(ScriptedNetwork net) {
+    int before = net.replies.size();
+    while (net.replies.size() == before) {
+      assertThat(net.inFlight).as("nothing left to deliver, and no answer").isNotEmpty();
+      net.deliver(net.inFlight.get(0));
+    }
+  }
+
+  private static boolean writes(List<StateChange> changes, GroupPhase phase) {
+    return changes.stream().anyMatch(c -> c instanceof StateChange.PutGroup p && p.record().phase() == phase);
+  }
+
+  @Test
+  void createdIsAnsweredBeforeActiveIsDurableAndARestartedLeaderReFormsTheSameGroup() {
+    ScriptedNetwork net = twoNodes();
+    net.holdDeferredWrites();
+    GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F", "H");
+    deliverUntilAnswered(net);
+    assertThat(net.lastReply().outcome()).isEqualTo(Reply.Outcome.CREATED);
+    Step created = answering(net, Reply.Outcome.CREATED);
+    assertThat(writes(created.deferred(), GroupPhase.ACTIVE)).as("ACTIVE is deferred").isTrue();
+    assertThat(writes(created.changes(), GroupPhase.ACTIVE)).isFalse();
+    assertThat(net.group(g).phase()).as("durable").isEqualTo(GroupPhase.CREATING);
+    GroupRecord announced = ((Reply.Create) net.lastReply()).group();
+
+    net.crash("n1"); // ACTIVE is lost; every member's JOINING record is durable
+    net.restart("n1");
+    net.settle(5_000);
+    GroupRecord reformed = net.group(g);
+    assertThat(reformed.phase()).isEqualTo(GroupPhase.ACTIVE);
+    assertThat(reformed.group()).as("the same incarnation").isEqualTo(announced.group());
+    assertThat(reformed.members(MemberState.Status.JOINED)).isEqualTo(announced.members(MemberState.Status.JOINED));
+    for (String row : List.of("L", "F", "H")) {
+      assertThat(net.owner(row).group()).isEqualTo(announced.group());
+    }
+  }
+
+  @Test
+  void aGroupWithARefusedMemberIsActiveDurablyBeforeItsClientHears() {
+    ScriptedNetwork net = twoNodes();
+    net.create("other", "G", CreateMode.ATOMIC, "G");
+    net.settle(1_000);
+    net.holdDeferredWrites();
+    GroupId g = net.create("g", "L", CreateMode.BEST_EFFORT, "L", "F", "G");
+    net.deliverAll();
+    assertThat(net.lastReply().outcome()).isEqualTo(Reply.Outcome.CREATED);
+    // G may be free after a restart: a re-formed group could take it, unlike what its client was told
+    assertThat(writes(answering(net, Reply.Outcome.CREATED).changes(), GroupPhase.ACTIVE)).isTrue();
+    assertThat(net.group(g).phase()).isEqualTo(GroupPhase.ACTIVE);
+  }
+
+  @Test
+  void deletedIsAnsweredBeforeEndedIsDurableAndARestartedLeaderEndsTheGroupAgain() {
+    ScriptedNetwork net = twoNodes();
+    GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F", "H");
+    net.settle(1_000);
+    net.holdDeferredWrites();
+    net.delete(g);
+    deliverUntilAnswered(net);
+    assertThat(net.lastReply().outcome()).isEqualTo(Reply.Outcome.DELETED);
+    assertThat(writes(answering(net, Reply.Outcome.DELETED).deferred(), GroupPhase.ENDED)).isTrue();
+    assertThat(net.group(g).phase()).as("durable").isEqualTo(GroupPhase.DELETING);
+    assertThat(net.cluster.durable.owners).as("every release is durable").isEmpty();
+
+    net.crash("n1"); // ENDED is lost: the restarted leader sends D again and every member answers DA
+    net.restart("n1");
+    net.settle(5_000);
+    assertThat(net.group(g).phase()).isEqualTo(GroupPhase.ENDED);
+    assertThat(net.cluster.durable.owners).isEmpty();
+  }
+
+  @Test
+  void aCreateThatFailsWithNoRowToReleaseIsEndedDurablyBeforeItsClientHears() {
+    ScriptedNetwork net = twoNodes();
+    net.create("other", "L", CreateMode.ATOMIC, "L");
+    net.settle(1_000);
+    net.holdDeferredWrites();
+    GroupId lone = net.create("lone", "L", CreateMode.ATOMIC, "L"); // its leader key is in "other": refused
+    net.deliverAll();
+    assertThat(net.lastReply().outcome()).isEqualTo(Reply.Outcome.FAILED);
+    // CREATING straight to ENDED: a restart from CREATING would ask L again, and L may be free by then
+    assertThat(writes(answering(net, Reply.Outcome.FAILED).changes(), GroupPhase.ENDED)).isTrue();
+    assertThat(net.group(lone).phase()).isEqualTo(GroupPhase.ENDED);
+  }
+
   @Test
   void yieldIdsRestartAboveTheHighestDurableOne() {
     ScriptedNetwork net = new ScriptedNetwork(new ProtocolConfig(20, 1_000, 64, 4, 600_000), Follower::new,

@@ -26,6 +26,7 @@ final class ScriptedNetwork {
   final List<Step> steps = new ArrayList<>();
   long now;
   private int requests;
+  private boolean holdDeferred;
 
   ScriptedNetwork(ProtocolNode.FollowerFactory followers, String... placement) {
     this(new ProtocolConfig(20, 1_000, 64, 1_000, 600_000), followers, placement);
@@ -75,7 +76,7 @@ final class ScriptedNetwork {
 
   Step request(ClientRequest r) {
     NodeId host = cluster.hostOf.get(r.group().leader());
-    return output(cluster.engine(host).handle(r, now));
+    return output(host, cluster.engine(host).handle(r, now));
   }
 
   /** Delivers one message, as the only content of a datagram. */
@@ -85,7 +86,7 @@ final class ScriptedNetwork {
     if (engine == null) {
       return Step.NOTHING;
     }
-    return output(engine.receive(new Datagram(p.from(), p.to(), List.of(p.message()), List.of()), now));
+    return output(p.to(), engine.receive(new Datagram(p.from(), p.to(), List.of(p.message()), List.of()), now));
   }
 
   /** Takes the in-flight messages matching {@code which} out of the network, to deliver or drop later. */
@@ -124,7 +125,7 @@ final class ScriptedNetwork {
     for (NodeId n : cluster.nodes()) {
       ProtocolNode e = cluster.engine(n);
       if (e != null) {
-        output(e.tick(now));
+        output(n, e.tick(now));
       }
     }
   }
@@ -154,7 +155,8 @@ final class ScriptedNetwork {
   }
 
   void move(String row, String to) {
-    output(cluster.move(key(row), node(to), now));
+    NodeId from = cluster.hostOf.get(key(row));
+    output(from, cluster.move(key(row), node(to), now));
   }
 
   Reply lastReply() {
@@ -183,8 +185,19 @@ final class ScriptedNetwork {
     return g == null || g.phase() == GroupPhase.ENDED;
   }
 
-  private Step output(Step step) {
-    cluster.persist(step);
+  /**
+   * From now on, nodes' deferred changes stay unwritten until their next step, a move, or
+   * {@link SimCluster#writeDeferred}, so that a crash can lose them; by default they are written at once.
+   */
+  void holdDeferredWrites() {
+    holdDeferred = true;
+  }
+
+  private Step output(NodeId node, Step step) {
+    cluster.persist(node, step);
+    if (!holdDeferred) {
+      cluster.writeDeferred(node);
+    }
     for (NodeId n : cluster.nodes()) {
       assertThat(Invariants.consistency(cluster, n)).as("memory of %s after %s", n, step).isEmpty();
     }
@@ -196,7 +209,7 @@ final class ScriptedNetwork {
       for (Key k : d.notMine()) {
         ProtocolNode e = cluster.engine(d.to());
         if (e != null) {
-          output(e.receive(new Datagram(d.from(), d.to(), List.of(), List.of(k)), now));
+          output(d.to(), e.receive(new Datagram(d.from(), d.to(), List.of(), List.of(k)), now));
         }
       }
     }

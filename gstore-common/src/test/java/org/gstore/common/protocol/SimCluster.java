@@ -18,6 +18,8 @@ final class SimCluster {
   final Map<Key, NodeId> hostOf = new TreeMap<>();
   private final Map<NodeId, ProtocolNode> engines = new TreeMap<>();
   private final Map<NodeId, Map<Key, NodeId>> locationCaches = new HashMap<>();
+  /** Each node's deferred changes its writer has not written yet, by target. */
+  private final Map<NodeId, Map<Object, StateChange>> unwritten = new HashMap<>();
 
   SimCluster(ProtocolConfig config, ProtocolNode.FollowerFactory followers, List<NodeId> nodes) {
     this.config = config;
@@ -25,6 +27,7 @@ final class SimCluster {
     for (NodeId n : nodes) {
       engines.put(n, null);
       locationCaches.put(n, new HashMap<>());
+      unwritten.put(n, new java.util.LinkedHashMap<>());
     }
   }
 
@@ -56,9 +59,10 @@ final class SimCluster {
         now);
   }
 
-  /** The node loses its memory; its durable state stays. */
+  /** The node loses its memory and the deferred changes it had not written; its durable state stays. */
   void crash(NodeId n) {
     engines.put(n, null);
+    unwritten.get(n).clear();
     locationCaches.get(n).clear();
   }
 
@@ -70,6 +74,7 @@ final class SimCluster {
     hostOf.put(k, to);
     if (old != null) {
       unloaded = old.unload(k::equals);
+      writeDeferred(from); // a closing region waits until its host's decisions are durable
     }
     ProtocolNode target = engines.get(to);
     if (target != null) {
@@ -81,10 +86,31 @@ final class SimCluster {
     return unloaded;
   }
 
-  /** Makes a step's changes durable, as the node must before its messages leave. */
-  Step persist(Step step) {
+  /**
+   * Makes {@code node}'s step durable as its writer would: first the node's deferred changes still unwritten, then
+   * the step's changes (all before its messages leave); the step's own deferred changes wait for
+   * {@link #writeDeferred}, the node's next step, or a move of its keys, and a crash loses them.
+   */
+  void persist(NodeId node, Step step) {
+    writeDeferred(node);
     durable.apply(step.changes());
-    return step;
+    step.deferred().forEach(c -> unwritten.get(node).put(c.target(), c));
+  }
+
+  /** The node's writer catches up with its deferred changes. */
+  void writeDeferred(NodeId node) {
+    durable.apply(List.copyOf(unwritten.get(node).values()));
+    unwritten.get(node).clear();
+  }
+
+  /** Durable state as it will be once {@code node}'s deferred changes are written: what its memory must match. */
+  DurableState intended(NodeId node) {
+    if (unwritten.get(node).isEmpty()) {
+      return durable;
+    }
+    DurableState d = durable.copy();
+    d.apply(List.copyOf(unwritten.get(node).values()));
+    return d;
   }
 
   private KeyLocator locator(NodeId n) {

@@ -107,6 +107,7 @@ final class Simulation {
       record(e.what);
       e.action.run();
       violations.addAll(Invariants.safety(cluster));
+      clients.forEach(SimClient::checkHeld);
       if (!violations.isEmpty()) {
         return result();
       }
@@ -172,9 +173,20 @@ final class Simulation {
 
   // ---- nodes and the network
 
-  /** Persists a node's step, then sends its datagrams and replies. */
+  /**
+   * Persists a node's step, then sends its datagrams and replies. The step's deferred changes are written a little
+   * later, unless the node crashes first.
+   */
   private void output(NodeId node, Step step) {
-    cluster.persist(step);
+    cluster.persist(node, step);
+    if (!step.deferred().isEmpty()) {
+      count("deferred changes", step.deferred().size());
+      at(now + random.nextInt(20), () -> node + " writes deferred changes", () -> {
+        if (cluster.isUp(node)) {
+          cluster.writeDeferred(node);
+        }
+      });
+    }
     violations.addAll(Invariants.consistency(cluster, node));
     for (Datagram d : step.datagrams()) {
       send(d);
@@ -329,6 +341,8 @@ final class Simulation {
     int requests;
     ClientRequest pending;
     long lastDelivery;
+    /** The group this client was told was CREATED, until it asks to delete it. */
+    GroupRecord held;
 
     SimClient(String name) {
       this.name = name;
@@ -359,6 +373,31 @@ final class Simulation {
       }
     }
 
+    /**
+     * What CREATED promised holds until the client deletes the group, whatever crashed since: the group lives in
+     * durable state (a restart resumes it), every member it reported joined is durably fenced to it, and the group
+     * is active with exactly those members (while a restarted leader re-forms it, it may be CREATING).
+     */
+    void checkHeld() {
+      if (held == null) {
+        return;
+      }
+      GroupRecord g = cluster.durable.groups.get(held.id());
+      if (g == null || !g.group().equals(held.group())
+          || g.phase() != GroupPhase.CREATING && g.phase() != GroupPhase.ACTIVE) {
+        violation(name + " holds " + held.group() + " but its durable record is " + g);
+      } else if (g.phase() == GroupPhase.ACTIVE && !g.members(MemberState.Status.JOINED)
+          .equals(held.members(MemberState.Status.JOINED))) {
+        violation(name + " was told " + held + " but the group is active as " + g);
+      }
+      for (Key k : held.members(MemberState.Status.JOINED)) {
+        OwnerRecord o = cluster.durable.owners.get(k);
+        if (o == null || !o.group().equals(held.group())) {
+          violation(name + " holds " + held.group() + " with " + k + " joined, but its durable owner is " + o);
+        }
+      }
+    }
+
     void stop() {
       stopping = true;
       if (state == ClientState.IDLE) {
@@ -367,6 +406,7 @@ final class Simulation {
     }
 
     void delete(GroupId id) {
+      held = null;
       state = ClientState.DELETING;
       issue(new ClientRequest.Delete(name + "-r" + (++requests), id));
     }
@@ -408,6 +448,7 @@ final class Simulation {
         }
         case CREATED -> {
           GroupId id = pending.group();
+          held = ((Reply.Create) r).group();
           pending = null;
           state = ClientState.HOLDING;
           at(now + random.nextInt(500), name + " deletes " + id, () -> delete(id));

@@ -3,9 +3,7 @@ package org.gstore.coprocessor.server;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -25,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * row wins, as if applied one by one) and writes them in one batch per table, so protocol state gets group commit.
  * Only after that does it fence or unfence rows, send the steps' datagrams and answer their clients.
  *
+ * <p>A step's deferred changes ({@link Step#deferred()}) are not waited for: they are carried over and written with
+ * the next batch, which comes at once when nothing else is queued (the writer wakes itself), so they are durable
+ * before anything a later step decided leaves the node. A barrier (a closing region) writes them at once.
+ *
  * <p>Fencing a row takes the row's lock, so a plain write already past the fence check finishes before the row
  * counts as the group's, and no later one gets through.
  */
@@ -38,6 +40,10 @@ public final class StepWriter implements Closeable {
   private final Consumer<Reply> answer;
   private final BiConsumer<String, Throwable> fail;
   private final BatchingThread<Object> thread;
+  /** Deferred changes not written yet; touched by the writer thread only. */
+  private List<StateChange> carried = List.of();
+  /** Queued to make the writer write {@link #carried} when no step comes. */
+  private static final Object WRITE_CARRIED = new Object();
 
   /**
    * @param fail tells the client waiting under a request id that its step could not be written (an unexpected
@@ -60,7 +66,7 @@ public final class StepWriter implements Closeable {
     for (Object o : batch) {
       if (o instanceof Step s) {
         s.replies().forEach(r -> fail.accept(r.requestId(), e));
-      } else {
+      } else if (o != WRITE_CARRIED) {
         @SuppressWarnings("unchecked")
         CompletableFuture<Void> barrier = (CompletableFuture<Void>) o;
         barrier.complete(null);
@@ -89,31 +95,25 @@ public final class StepWriter implements Closeable {
         steps.add(s);
       }
     }
-    List<StateChange> changes = collapse(steps);
-    if (!writeUntilDurable(changes)) {
+    WritePlan plan = WritePlan.of(carried, steps, batch.stream().anyMatch(o -> o instanceof CompletableFuture));
+    if (!writeUntilDurable(plan.now())) {
       return;
     }
-    applyFences(changes);
+    carried = plan.later();
+    applyFences(plan.now());
     for (Object o : batch) {
       if (o instanceof Step s) {
         s.datagrams().forEach(send);
         s.replies().forEach(answer);
-      } else {
+      } else if (o != WRITE_CARRIED) {
         @SuppressWarnings("unchecked")
-        CompletableFuture<Void> barrier = (CompletableFuture<Void>) o;
-        barrier.complete(null);
+        CompletableFuture<Void> done = (CompletableFuture<Void>) o;
+        done.complete(null);
       }
     }
-  }
-
-  private static List<StateChange> collapse(List<Step> steps) {
-    Map<Object, StateChange> last = new LinkedHashMap<>();
-    for (Step s : steps) {
-      for (StateChange c : s.changes()) {
-        last.put(c.target(), c);
-      }
+    if (!carried.isEmpty()) {
+      thread.add(WRITE_CARRIED);
     }
-    return new ArrayList<>(last.values());
   }
 
   /** Retries until the changes are durable: nothing may leave the node before. False if closed meanwhile. */

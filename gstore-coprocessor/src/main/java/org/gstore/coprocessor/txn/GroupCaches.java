@@ -13,6 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.NotServingRegionException;
+import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupPhase;
 import org.gstore.common.protocol.GroupRecord;
@@ -82,6 +83,9 @@ public final class GroupCaches {
       throw moving(id);
     }
     Optional<GroupRecord> record = groups.find(id);
+    if (record.isPresent() && record.get().phase() == GroupPhase.CREATING && leaderServedHere.test(id.leader())) {
+      throw reforming(id);
+    }
     if (record.isEmpty() || record.get().phase() != GroupPhase.ACTIVE || isReleased(record.get().group())) {
       if (!leaderServedHere.test(id.leader())) {
         throw moving(id); // the region closed after the caller's check and took the group with it
@@ -175,6 +179,17 @@ public final class GroupCaches {
       id = ThreadLocalRandom.current().nextLong();
     } while (id == 0); // 0 is what a request without an incarnation carries
     return id;
+  }
+
+  /**
+   * A transaction for a group still being created: its client cannot have been told CREATED yet, unless the
+   * leader restarted before its deferred ACTIVE record was written and is now re-forming the group (which takes a
+   * round trip to the members: see docs/protocol.md, "Deferred records"). Retryable, so HBase's client calls again
+   * after its pause instead of the application hearing that the group does not exist.
+   */
+  static RegionTooBusyException reforming(GroupId id) {
+    return new RegionTooBusyException("group " + id + " is being created (or re-formed after its leader"
+        + " restarted); retry");
   }
 
   public static NotServingRegionException moving(GroupId id) {

@@ -407,6 +407,7 @@ class KeyGroupingScenariosTest {
     net.crash("n1"); // ACTIVE is lost; every member's JOINING record is durable
     net.restart("n1");
     net.settle(5_000);
+    net.cluster.writeDeferred(ScriptedNetwork.node("n1")); // the writer catches up
     GroupRecord reformed = net.group(g);
     assertThat(reformed.phase()).isEqualTo(GroupPhase.ACTIVE);
     assertThat(reformed.group()).as("the same incarnation").isEqualTo(announced.group());
@@ -446,6 +447,7 @@ class KeyGroupingScenariosTest {
     net.crash("n1"); // ENDED is lost: the restarted leader sends D again and every member answers DA
     net.restart("n1");
     net.settle(5_000);
+    net.cluster.writeDeferred(ScriptedNetwork.node("n1"));
     assertThat(net.group(g).phase()).isEqualTo(GroupPhase.ENDED);
     assertThat(net.cluster.durable.owners).isEmpty();
   }

@@ -186,8 +186,8 @@ final class ScriptedNetwork {
   }
 
   /**
-   * From now on, nodes' deferred changes stay unwritten until their next step, a move, or
-   * {@link SimCluster#writeDeferred}, so that a crash can lose them; by default they are written at once.
+   * From now on, nodes' deferred changes stay unwritten until a move or {@link SimCluster#writeDeferred}, so that a
+   * crash can lose them; by default they are written at once.
    */
   void holdDeferredWrites() {
     holdDeferred = true;

@@ -87,14 +87,16 @@ final class SimCluster {
   }
 
   /**
-   * Makes {@code node}'s step durable as its writer would: first the node's deferred changes still unwritten, then
-   * the step's changes (all before its messages leave); the step's own deferred changes wait for
-   * {@link #writeDeferred}, the node's next step, or a move of its keys, and a crash loses them.
+   * Makes {@code node}'s step durable as its writer would: the step's changes before its messages leave (each
+   * replacing an unwritten deferred change to its target); the step's deferred changes wait for
+   * {@link #writeDeferred} or a move of its keys, and a crash loses them. So a node's later changes to other
+   * targets may be durable before its earlier deferred ones, as when the writer carries those to a later batch.
    */
   void persist(NodeId node, Step step) {
-    writeDeferred(node);
+    Map<Object, StateChange> pending = unwritten.get(node);
+    step.changes().forEach(c -> pending.remove(c.target()));
     durable.apply(step.changes());
-    step.deferred().forEach(c -> unwritten.get(node).put(c.target(), c));
+    step.deferred().forEach(c -> pending.put(c.target(), c));
   }
 
   /** The node's writer catches up with its deferred changes. */

@@ -174,14 +174,14 @@ final class Simulation {
   // ---- nodes and the network
 
   /**
-   * Persists a node's step, then sends its datagrams and replies. The step's deferred changes are written a little
-   * later, unless the node crashes first.
+   * Persists a node's step, then sends its datagrams and replies. The step's deferred changes are written up to
+   * 200 ms later (after other steps' changes, or before), unless the node crashes first.
    */
   private void output(NodeId node, Step step) {
     cluster.persist(node, step);
     if (!step.deferred().isEmpty()) {
       count("deferred changes", step.deferred().size());
-      at(now + random.nextInt(20), () -> node + " writes deferred changes", () -> {
+      at(now + random.nextInt(200), () -> node + " writes deferred changes", () -> {
         if (cluster.isUp(node)) {
           cluster.writeDeferred(node);
         }

@@ -79,6 +79,17 @@ public final class StateTables {
     }
   }
 
+  /** The table a change is written to. */
+  static TableName tableOf(StateChange change) {
+    if (change instanceof StateChange.PutGroup || change instanceof StateChange.RemoveGroup) {
+      return GROUPS;
+    }
+    if (change instanceof StateChange.PutOwner || change instanceof StateChange.RemoveOwner) {
+      return OWNERS;
+    }
+    return NODES;
+  }
+
   long reservedUids(NodeId node) throws IOException {
     try (Table t = connection.getTable(NODES)) {
       Result r = t.get(new Get(Bytes.toBytes(node.value())).addColumn(FAMILY, UIDS));

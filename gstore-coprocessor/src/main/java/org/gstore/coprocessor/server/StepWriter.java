@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * Only after that does it fence or unfence rows, send the steps' datagrams and answer their clients.
  *
  * <p>A step's deferred changes ({@link Step#deferred()}) are not waited for: they are carried over and written with
- * the next batch, which comes at once when nothing else is queued (the writer wakes itself), so they are durable
- * before anything a later step decided leaves the node. A barrier (a closing region) writes them at once.
+ * the next batch that writes their table anyway, so they cost no call of their own when more protocol work follows
+ * (a delete after a create, a create after a delete; see {@link WritePlan}). When none comes within
+ * {@link #LINGER_MILLIS}, the writer wakes itself and writes them alone. A barrier (a closing region) writes them
+ * at once.
  *
  * <p>Fencing a row takes the row's lock, so a plain write already past the fence check finishes before the row
  * counts as the group's, and no later one gets through.
@@ -44,6 +46,13 @@ public final class StepWriter implements Closeable {
   private List<StateChange> carried = List.of();
   /** Queued to make the writer write {@link #carried} when no step comes. */
   private static final Object WRITE_CARRIED = new Object();
+  /**
+   * How long deferred changes wait for a batch to share: writing them at once, alone, would only move their write
+   * in front of the next step (traced: a create right after a delete waited for the delete's ENDED write).
+   */
+  static final long LINGER_MILLIS = 100;
+  /** A {@link #WRITE_CARRIED} wake-up is scheduled; writer thread only. */
+  private boolean lingering;
 
   /**
    * @param fail tells the client waiting under a request id that its step could not be written (an unexpected
@@ -95,7 +104,8 @@ public final class StepWriter implements Closeable {
         steps.add(s);
       }
     }
-    WritePlan plan = WritePlan.of(carried, steps, batch.stream().anyMatch(o -> o instanceof CompletableFuture));
+    boolean flush = batch.contains(WRITE_CARRIED) || batch.stream().anyMatch(o -> o instanceof CompletableFuture);
+    WritePlan plan = WritePlan.of(carried, steps, flush, StateTables::tableOf);
     if (!writeUntilDurable(plan.now())) {
       return;
     }
@@ -111,8 +121,12 @@ public final class StepWriter implements Closeable {
         done.complete(null);
       }
     }
-    if (!carried.isEmpty()) {
-      thread.add(WRITE_CARRIED);
+    if (batch.contains(WRITE_CARRIED)) {
+      lingering = false;
+    }
+    if (!carried.isEmpty() && !lingering) {
+      lingering = true;
+      CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS).execute(() -> thread.add(WRITE_CARRIED));
     }
   }
 

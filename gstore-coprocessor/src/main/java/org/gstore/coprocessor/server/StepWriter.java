@@ -33,6 +33,13 @@ import org.slf4j.LoggerFactory;
  * counts as the group's, and no later one gets through.
  */
 public final class StepWriter implements Closeable {
+  /**
+   * How long deferred changes wait for a batch to share: writing them at once, alone, would only move their write
+   * in front of the next step (traced: a create right after a delete waited for the delete's ENDED write).
+   */
+  static final long LINGER_MILLIS = 100;
+  /** Queued to make the writer write {@link #carried} when no step comes. */
+  private static final Object WRITE_CARRIED = new Object();
   private static final Logger LOG = LoggerFactory.getLogger(StepWriter.class);
 
   private final StateTables tables;
@@ -44,13 +51,6 @@ public final class StepWriter implements Closeable {
   private final BatchingThread<Object> thread;
   /** Deferred changes not written yet; touched by the writer thread only. */
   private List<StateChange> carried = List.of();
-  /** Queued to make the writer write {@link #carried} when no step comes. */
-  private static final Object WRITE_CARRIED = new Object();
-  /**
-   * How long deferred changes wait for a batch to share: writing them at once, alone, would only move their write
-   * in front of the next step (traced: a create right after a delete waited for the delete's ENDED write).
-   */
-  static final long LINGER_MILLIS = 100;
   /** A {@link #WRITE_CARRIED} wake-up is scheduled; writer thread only. */
   private boolean lingering;
 
@@ -104,6 +104,9 @@ public final class StepWriter implements Closeable {
         steps.add(s);
       }
     }
+    if (batch.contains(WRITE_CARRIED)) {
+      lingering = false; // before anything can throw: a failed batch must not stop the next wake-up
+    }
     boolean flush = batch.contains(WRITE_CARRIED) || batch.stream().anyMatch(o -> o instanceof CompletableFuture);
     WritePlan plan = WritePlan.of(carried, steps, flush, StateTables::tableOf);
     if (!writeUntilDurable(plan.now())) {
@@ -121,12 +124,10 @@ public final class StepWriter implements Closeable {
         done.complete(null);
       }
     }
-    if (batch.contains(WRITE_CARRIED)) {
-      lingering = false;
-    }
     if (!carried.isEmpty() && !lingering) {
       lingering = true;
-      CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS).execute(() -> thread.add(WRITE_CARRIED));
+      CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS)
+          .execute(() -> thread.add(WRITE_CARRIED));
     }
   }
 

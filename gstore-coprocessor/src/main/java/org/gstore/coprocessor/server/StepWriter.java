@@ -109,6 +109,7 @@ public final class StepWriter implements Closeable {
     }
     boolean flush = batch.contains(WRITE_CARRIED) || batch.stream().anyMatch(o -> o instanceof CompletableFuture);
     WritePlan plan = WritePlan.of(carried, steps, flush, StateTables::tableOf);
+    releaseHead(batch);
     if (!writeUntilDurable(plan.now())) {
       return;
     }
@@ -116,8 +117,7 @@ public final class StepWriter implements Closeable {
     applyFences(plan.now());
     for (Object o : batch) {
       if (o instanceof Step s) {
-        s.datagrams().forEach(send);
-        s.replies().forEach(answer);
+        release(s);
       } else if (o != WRITE_CARRIED) {
         @SuppressWarnings("unchecked")
         CompletableFuture<Void> done = (CompletableFuture<Void>) o;
@@ -129,6 +129,30 @@ public final class StepWriter implements Closeable {
       CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS)
           .execute(() -> thread.add(WRITE_CARRIED));
     }
+  }
+
+  /**
+   * Lets out, before this batch's writes, the effects of the steps at its head that have no change to wait for
+   * (deferred ones aside): they can only depend on earlier batches, which are durable, so they need not wait for
+   * the changes of steps decided after them. Traced under the demo's load, a client's CREATED (a step with only a
+   * deferred change) waited in the queue behind another group's 30-40 ms write. They leave the batch, so a failure
+   * of its writes does not touch them.
+   */
+  private void releaseHead(List<Object> batch) {
+    int head = 0;
+    while (head < batch.size()
+        && (batch.get(head) == WRITE_CARRIED || batch.get(head) instanceof Step s && s.changes().isEmpty())) {
+      if (batch.get(head) instanceof Step s) {
+        release(s);
+      }
+      head++;
+    }
+    batch.subList(0, head).clear();
+  }
+
+  private void release(Step step) {
+    step.datagrams().forEach(send);
+    step.replies().forEach(answer);
   }
 
   /** Retries until the changes are durable: nothing may leave the node before. False if closed meanwhile. */

@@ -17,7 +17,10 @@ final class LeaderGroup {
   Retry retry;
   final List<String> createWaiters = new ArrayList<>();
   final List<String> deleteWaiters = new ArrayList<>();
-  /** The record as last logged (what a restart reloads); null until the first write of a new group. */
+  /**
+   * The record as last logged (what a restart reloads, or the one before it if this one was deferred and lost);
+   * null until the first write of a new group.
+   */
   GroupRecord logged;
 
   LeaderGroup(GroupRecord record, Retry retry) {

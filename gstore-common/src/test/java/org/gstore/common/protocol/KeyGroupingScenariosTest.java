@@ -391,17 +391,38 @@ class KeyGroupingScenariosTest {
     return changes.stream().anyMatch(c -> c instanceof StateChange.PutGroup p && p.record().phase() == phase);
   }
 
+  /** The client heard {@code outcome} before g's {@code phase} record was durable: it is still {@code durable}. */
+  private static void assertAnsweredBeforeWriting(ScriptedNetwork net, GroupId g, Reply.Outcome outcome,
+      GroupPhase phase, GroupPhase durable) {
+    assertThat(net.lastReply().outcome()).isEqualTo(outcome);
+    Step answer = answering(net, outcome);
+    assertThat(writes(answer.deferred(), phase)).as("%s is deferred", phase).isTrue();
+    assertThat(writes(answer.changes(), phase)).isFalse();
+    assertThat(net.group(g).phase()).as("durable").isEqualTo(durable);
+  }
+
+  /** The client heard {@code outcome} only once g's {@code phase} record was durable. */
+  private static void assertAnsweredAfterWriting(ScriptedNetwork net, GroupId g, Reply.Outcome outcome,
+      GroupPhase phase) {
+    assertThat(net.lastReply().outcome()).isEqualTo(outcome);
+    assertThat(writes(answering(net, outcome).changes(), phase)).as("%s is written first", phase).isTrue();
+    assertThat(net.group(g).phase()).isEqualTo(phase);
+  }
+
+  /** {@code row} joins a group of its own; from then on deferred writes wait until the test writes them. */
+  private static void putInAnotherGroupAndHoldDeferredWrites(ScriptedNetwork net, String row) {
+    net.create("other", row, CreateMode.ATOMIC, row);
+    net.settle(1_000);
+    net.holdDeferredWrites();
+  }
+
   @Test
   void createdIsAnsweredBeforeActiveIsDurableAndARestartedLeaderReFormsTheSameGroup() {
     ScriptedNetwork net = twoNodes();
     net.holdDeferredWrites();
     GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F", "H");
     deliverUntilAnswered(net);
-    assertThat(net.lastReply().outcome()).isEqualTo(Reply.Outcome.CREATED);
-    Step created = answering(net, Reply.Outcome.CREATED);
-    assertThat(writes(created.deferred(), GroupPhase.ACTIVE)).as("ACTIVE is deferred").isTrue();
-    assertThat(writes(created.changes(), GroupPhase.ACTIVE)).isFalse();
-    assertThat(net.group(g).phase()).as("durable").isEqualTo(GroupPhase.CREATING);
+    assertAnsweredBeforeWriting(net, g, Reply.Outcome.CREATED, GroupPhase.ACTIVE, GroupPhase.CREATING);
     GroupRecord announced = ((Reply.Create) net.lastReply()).group();
 
     net.crash("n1"); // ACTIVE is lost; every member's JOINING record is durable
@@ -420,15 +441,11 @@ class KeyGroupingScenariosTest {
   @Test
   void aGroupWithARefusedMemberIsActiveDurablyBeforeItsClientHears() {
     ScriptedNetwork net = twoNodes();
-    net.create("other", "G", CreateMode.ATOMIC, "G");
-    net.settle(1_000);
-    net.holdDeferredWrites();
+    putInAnotherGroupAndHoldDeferredWrites(net, "G");
     GroupId g = net.create("g", "L", CreateMode.BEST_EFFORT, "L", "F", "G");
     net.deliverAll();
-    assertThat(net.lastReply().outcome()).isEqualTo(Reply.Outcome.CREATED);
     // G may be free after a restart: a re-formed group could take it, unlike what its client was told
-    assertThat(writes(answering(net, Reply.Outcome.CREATED).changes(), GroupPhase.ACTIVE)).isTrue();
-    assertThat(net.group(g).phase()).isEqualTo(GroupPhase.ACTIVE);
+    assertAnsweredAfterWriting(net, g, Reply.Outcome.CREATED, GroupPhase.ACTIVE);
   }
 
   @Test
@@ -439,9 +456,7 @@ class KeyGroupingScenariosTest {
     net.holdDeferredWrites();
     net.delete(g);
     deliverUntilAnswered(net);
-    assertThat(net.lastReply().outcome()).isEqualTo(Reply.Outcome.DELETED);
-    assertThat(writes(answering(net, Reply.Outcome.DELETED).deferred(), GroupPhase.ENDED)).isTrue();
-    assertThat(net.group(g).phase()).as("durable").isEqualTo(GroupPhase.DELETING);
+    assertAnsweredBeforeWriting(net, g, Reply.Outcome.DELETED, GroupPhase.ENDED, GroupPhase.DELETING);
     assertThat(net.cluster.durable.owners).as("every release is durable").isEmpty();
 
     net.crash("n1"); // ENDED is lost: the restarted leader sends D again and every member answers DA
@@ -455,15 +470,11 @@ class KeyGroupingScenariosTest {
   @Test
   void aCreateThatFailsWithNoRowToReleaseIsEndedDurablyBeforeItsClientHears() {
     ScriptedNetwork net = twoNodes();
-    net.create("other", "L", CreateMode.ATOMIC, "L");
-    net.settle(1_000);
-    net.holdDeferredWrites();
+    putInAnotherGroupAndHoldDeferredWrites(net, "L");
     GroupId lone = net.create("lone", "L", CreateMode.ATOMIC, "L"); // its leader key is in "other": refused
     net.deliverAll();
-    assertThat(net.lastReply().outcome()).isEqualTo(Reply.Outcome.FAILED);
     // CREATING straight to ENDED: a restart from CREATING would ask L again, and L may be free by then
-    assertThat(writes(answering(net, Reply.Outcome.FAILED).changes(), GroupPhase.ENDED)).isTrue();
-    assertThat(net.group(lone).phase()).isEqualTo(GroupPhase.ENDED);
+    assertAnsweredAfterWriting(net, lone, Reply.Outcome.FAILED, GroupPhase.ENDED);
   }
 
   @Test

@@ -2,7 +2,9 @@ package org.gstore.coprocessor.server;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.NamespaceExistException;
 import org.apache.hadoop.hbase.TableExistsException;
@@ -33,7 +35,7 @@ import org.gstore.common.wire.RecordCodec;
  * stored per key, not per server, so it follows rows when regions move, split or reopen elsewhere; operators can
  * read it with the HBase shell.
  */
-public final class StateTables {
+public final class StateTables implements StepWriter.Store {
   public static final String NAMESPACE = "gstore";
   static final TableName GROUPS = TableName.valueOf(NAMESPACE, "groups");
   public static final TableName OWNERS = TableName.valueOf(NAMESPACE, "owners");
@@ -79,17 +81,6 @@ public final class StateTables {
     }
   }
 
-  /** The table a change is written to. */
-  static TableName tableOf(StateChange change) {
-    if (change instanceof StateChange.PutGroup || change instanceof StateChange.RemoveGroup) {
-      return GROUPS;
-    }
-    if (change instanceof StateChange.PutOwner || change instanceof StateChange.RemoveOwner) {
-      return OWNERS;
-    }
-    return NODES;
-  }
-
   long reservedUids(NodeId node) throws IOException {
     try (Table t = connection.getTable(NODES)) {
       Result r = t.get(new Get(Bytes.toBytes(node.value())).addColumn(FAMILY, UIDS));
@@ -123,28 +114,41 @@ public final class StateTables {
    * changes may use ids from the new block; the rest, already collapsed to one change per row, go in one batch
    * per table.
    */
-  void write(List<StateChange> changes) throws IOException {
-    List<Mutation> groups = new ArrayList<>();
-    List<Mutation> owners = new ArrayList<>();
+  @Override
+  public void write(List<StateChange> changes) throws IOException {
+    Map<TableName, List<Mutation>> byTable = new HashMap<>();
     for (StateChange c : changes) {
-      if (c instanceof StateChange.ReserveUids u) {
-        try (Table t = connection.getTable(NODES)) {
-          t.put(sync(new Put(Bytes.toBytes(u.node().value())).addColumn(FAMILY, UIDS, Bytes.toBytes(u.upTo()))));
-        }
-      } else if (c instanceof StateChange.PutGroup p) {
-        groups.add(sync(new Put(StateRows.group(p.record().id()))
-            .addColumn(FAMILY, RECORD, RecordCodec.encode(p.record()))));
-      } else if (c instanceof StateChange.RemoveGroup r) {
-        groups.add(sync(new Delete(StateRows.group(r.group().id()))));
-      } else if (c instanceof StateChange.PutOwner p) {
-        owners.add(sync(new Put(StateRows.owner(p.record().key()))
-            .addColumn(FAMILY, RECORD, RecordCodec.encode(p.record()))));
-      } else if (c instanceof StateChange.RemoveOwner r) {
-        owners.add(sync(new Delete(StateRows.owner(r.key()))));
-      }
+      byTable.computeIfAbsent(tableOf(c), t -> new ArrayList<>()).add(sync(mutation(c)));
     }
-    batch(GROUPS, groups);
-    batch(OWNERS, owners);
+    for (TableName t : List.of(NODES, GROUPS, OWNERS)) {
+      batch(t, byTable.getOrDefault(t, List.of()));
+    }
+  }
+
+  /** The table a change is written to. */
+  static TableName tableOf(StateChange change) {
+    if (change instanceof StateChange.PutGroup || change instanceof StateChange.RemoveGroup) {
+      return GROUPS;
+    }
+    if (change instanceof StateChange.PutOwner || change instanceof StateChange.RemoveOwner) {
+      return OWNERS;
+    }
+    return NODES;
+  }
+
+  /** The row write that makes {@code change} durable in {@link #tableOf}'s table. */
+  private static Mutation mutation(StateChange change) {
+    if (change instanceof StateChange.PutGroup p) {
+      return new Put(StateRows.group(p.record().id())).addColumn(FAMILY, RECORD, RecordCodec.encode(p.record()));
+    } else if (change instanceof StateChange.RemoveGroup r) {
+      return new Delete(StateRows.group(r.group().id()));
+    } else if (change instanceof StateChange.PutOwner p) {
+      return new Put(StateRows.owner(p.record().key())).addColumn(FAMILY, RECORD, RecordCodec.encode(p.record()));
+    } else if (change instanceof StateChange.RemoveOwner r) {
+      return new Delete(StateRows.owner(r.key()));
+    }
+    StateChange.ReserveUids u = (StateChange.ReserveUids) change;
+    return new Put(Bytes.toBytes(u.node().value())).addColumn(FAMILY, UIDS, Bytes.toBytes(u.upTo()));
   }
 
   private void batch(TableName name, List<Mutation> mutations) throws IOException {

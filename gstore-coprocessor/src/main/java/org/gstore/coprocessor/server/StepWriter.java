@@ -33,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * counts as the group's, and no later one gets through.
  */
 public final class StepWriter implements Closeable {
+  /** Where protocol state becomes durable ({@link StateTables}). */
+  interface Store {
+    /** Makes {@code changes} (one per target) durable before returning. */
+    void write(List<StateChange> changes) throws IOException;
+  }
+
   /**
    * How long deferred changes wait for a batch to share: writing them at once, alone, would only move their write
    * in front of the next step (traced: a create right after a delete waited for the delete's ENDED write).
@@ -42,7 +48,7 @@ public final class StepWriter implements Closeable {
   private static final Object WRITE_CARRIED = new Object();
   private static final Logger LOG = LoggerFactory.getLogger(StepWriter.class);
 
-  private final StateTables tables;
+  private final Store store;
   private final HostedRegions hosted;
   private final GStoreMetrics metrics;
   private final Consumer<Datagram> send;
@@ -58,9 +64,9 @@ public final class StepWriter implements Closeable {
    * @param fail tells the client waiting under a request id that its step could not be written (an unexpected
    *     failure, never an I/O error: those are retried until the state is durable)
    */
-  StepWriter(String name, StateTables tables, HostedRegions hosted, GStoreMetrics metrics, Consumer<Datagram> send,
+  StepWriter(String name, Store store, HostedRegions hosted, GStoreMetrics metrics, Consumer<Datagram> send,
       Consumer<Reply> answer, BiConsumer<String, Throwable> fail) {
-    this.tables = tables;
+    this.store = store;
     this.hosted = hosted;
     this.metrics = metrics;
     this.send = send;
@@ -162,7 +168,7 @@ public final class StepWriter implements Closeable {
       try {
         if (!changes.isEmpty()) {
           long start = System.nanoTime();
-          tables.write(changes);
+          store.write(changes);
           metrics.stateWritten(System.nanoTime() - start);
         }
         return true;

@@ -1,0 +1,136 @@
+package org.gstore.coprocessor.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.hbase.metrics.MetricRegistries;
+import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
+import org.gstore.common.protocol.CreateMode;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupPhase;
+import org.gstore.common.protocol.GroupRecord;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.MemberState;
+import org.gstore.common.protocol.NodeId;
+import org.gstore.common.protocol.Reply;
+import org.gstore.common.protocol.StateChange;
+import org.gstore.common.protocol.Step;
+import org.gstore.common.protocol.Uid;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** When the protocol's output stage lets a step's effects out, against a store the test holds back. */
+@Timeout(30)
+class StepWriterTest {
+  /** A store whose writes each wait for a permit the test gives, and of which one may be made to throw. */
+  private static final class HeldStore implements StepWriter.Store {
+    final Semaphore permits = new Semaphore(0);
+    final BlockingQueue<List<StateChange>> started = new LinkedBlockingQueue<>();
+    final BlockingQueue<List<StateChange>> written = new LinkedBlockingQueue<>();
+    final AtomicInteger writes = new AtomicInteger();
+    volatile int failWrite = -1;
+
+    @Override
+    public void write(List<StateChange> changes) throws java.io.InterruptedIOException {
+      started.add(changes);
+      try {
+        permits.acquire();
+      } catch (InterruptedException e) {
+        throw new java.io.InterruptedIOException();
+      }
+      if (writes.incrementAndGet() == failWrite) {
+        throw new IllegalStateException("planted failure");
+      }
+      written.add(changes);
+    }
+  }
+
+  private final HeldStore store = new HeldStore();
+  private final List<String> answered = new CopyOnWriteArrayList<>();
+  private final List<String> failed = new CopyOnWriteArrayList<>();
+  private final StepWriter writer = new StepWriter("test", store, new HostedRegions(),
+      new GStoreMetrics(MetricRegistries.global().create(
+          new MetricRegistryInfo("StepWriterTest", "test", "test", "test", false))),
+      datagram -> { }, reply -> answered.add(reply.requestId()), (requestId, e) -> failed.add(requestId));
+
+  @AfterEach
+  void close() {
+    store.permits.release(1_000);
+    writer.close();
+  }
+
+  private static StateChange free(String row) {
+    return new StateChange.RemoveOwner(Key.of("t", row));
+  }
+
+  private static StateChange active(String name) {
+    GroupId id = new GroupId(name, Key.of("t", "L"));
+    TreeMap<Key, MemberState> members = new TreeMap<>();
+    members.put(id.leader(), MemberState.joined(new Uid(new NodeId("n1"), 2)));
+    return new StateChange.PutGroup(new GroupRecord(new GroupRef(id, new Uid(new NodeId("n1"), 1)),
+        CreateMode.ATOMIC, GroupPhase.ACTIVE, "req-" + name, members, null, 0));
+  }
+
+  private static Step step(List<StateChange> changes, List<StateChange> deferred, String requestId) {
+    return new Step(changes, deferred, List.of(),
+        List.of(new Reply.Create(requestId, Reply.Outcome.CREATED, null, null)));
+  }
+
+  @Test
+  void aStepWithNothingToWaitForLeavesBeforeLaterStepsWritesButNeverBeforeEarlierOnes() throws Exception {
+    writer.submit(step(List.of(free("a")), List.of(), "r0"));
+    assertThat(store.started.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
+    writer.submit(step(List.of(), List.of(active("g")), "r1")); // CREATED, its ACTIVE record deferred
+    writer.submit(step(List.of(free("b")), List.of(), "r2"));
+    assertThat(answered).as("the earlier batch is not durable yet").isEmpty();
+
+    store.permits.release();
+    assertThat(store.started.poll(10, TimeUnit.SECONDS)).as("the ACTIVE record waits for a groups write")
+        .containsExactly(free("b"));
+    assertThat(answered).as("r1 left before the write r2 waits for").containsExactly("r0", "r1");
+
+    store.permits.release(10);
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(free("b"));
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).as("written alone once no batch came")
+        .containsExactly(active("g"));
+    assertThat(answered).containsExactly("r0", "r1", "r2");
+  }
+
+  @Test
+  void aBarrierCompletesOnlyOnceDeferredChangesAreDurable() throws Exception {
+    store.permits.release(10);
+    writer.submit(step(List.of(), List.of(active("g")), "r1"));
+    writer.barrier().get(10, TimeUnit.SECONDS);
+    assertThat(store.written).as("what a closing region's next host will load").containsExactly(List.of(active("g")));
+    assertThat(answered).containsExactly("r1");
+  }
+
+  @Test
+  void aFailedWriteFailsOnlyTheStepsThatWaitedForItAndTheWriterGoesOn() throws Exception {
+    store.failWrite = 2;
+    writer.submit(step(List.of(free("a")), List.of(), "r0"));
+    assertThat(store.started.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
+    writer.submit(step(List.of(), List.of(), "r1"));
+    writer.submit(step(List.of(free("b")), List.of(), "r2"));
+    store.permits.release(10);
+    assertThat(store.started.poll(10, TimeUnit.SECONDS)).containsExactly(free("b"));
+    writer.barrier().get(10, TimeUnit.SECONDS); // the failed batch is behind us
+
+    assertThat(answered).containsExactly("r0", "r1");
+    assertThat(failed).as("r1 had left already").containsExactly("r2");
+    writer.submit(step(List.of(), List.of(active("g")), "r3"));
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).as("the writer survived and still writes deferred changes")
+        .containsExactly(active("g"));
+  }
+}

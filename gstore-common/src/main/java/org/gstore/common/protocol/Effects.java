@@ -8,7 +8,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What one step of the engine decided: durable changes, messages to send (addressed to keys) and client replies.
+ * What one step of the engine decided: durable changes, messages to send (addressed to keys; some may leave before
+ * the changes are durable, see {@link Step#early()}) and client replies.
  * Changes to the same target collapse into the last one, keeping the position of the first, so a step writes each
  * record once; identical messages are sent once. A change is deferred ({@link Step#deferred()}) only if every
  * change to its target in the step was.
@@ -18,6 +19,7 @@ final class Effects {
 
   private final Map<Object, Change> changes = new LinkedHashMap<>();
   private final Set<Message> messages = new LinkedHashSet<>();
+  private final Set<Message> early = new LinkedHashSet<>();
   private final List<Reply> replies = new ArrayList<>();
 
   /** A change that must be durable before any of the step's messages or replies leave. */
@@ -32,7 +34,31 @@ final class Effects {
   }
 
   void send(Message message) {
-    messages.add(message);
+    if (!early.contains(message)) {
+      messages.add(message);
+    }
+  }
+
+  /** A message that may leave before the step's changes are durable (see {@link Step#early()}). */
+  void sendEarly(Message message) {
+    if (!messages.contains(message)) {
+      early.add(message);
+    }
+  }
+
+  /** Takes out the messages (early or not) that {@code local} accepts. */
+  List<Message> takeLocal(java.util.function.Predicate<Message> local) {
+    List<Message> taken = new ArrayList<>();
+    for (Set<Message> set : List.of(messages, early)) {
+      for (java.util.Iterator<Message> it = set.iterator(); it.hasNext(); ) {
+        Message m = it.next();
+        if (local.test(m)) {
+          taken.add(m);
+          it.remove();
+        }
+      }
+    }
+    return taken;
   }
 
   void reply(Reply reply) {
@@ -49,6 +75,10 @@ final class Effects {
 
   Set<Message> messages() {
     return messages;
+  }
+
+  Set<Message> early() {
+    return early;
   }
 
   List<Reply> replies() {

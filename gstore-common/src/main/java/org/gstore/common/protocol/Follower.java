@@ -63,7 +63,8 @@ class Follower {
       // A duplicate J: the same answer, nothing new logged.
       fx.send(JoinAck.joined(j.group(), j.member(), e.record.yieldId()));
     } else {
-      fx.send(JoinAck.refused(j.group(), j.member(), "row " + j.member() + " is in group " + e.record.group().id()));
+      fx.send(JoinAck.refused(j.group(), j.member(), e.record.group(),
+          "row " + j.member() + " is in group " + e.record.group().id()));
     }
   }
 

@@ -32,6 +32,23 @@ public record GroupRecord(GroupRef group, CreateMode mode, GroupPhase phase, Str
     return group.id();
   }
 
+  /**
+   * Whether this record tells a restarted leader that a member joined, so it will not ask again: a live group
+   * ({@code CREATING} or {@code ACTIVE}) with a {@code JOINED} member. Such a record must not be durable before the
+   * member's {@code JOINING} record ({@link WriteOrder}).
+   */
+  public boolean countsJoins() {
+    return (phase == GroupPhase.CREATING || phase == GroupPhase.ACTIVE)
+        && members.values().stream().anyMatch(m -> m.is(MemberState.Status.JOINED));
+  }
+
+  /** This record with every member's answer forgotten ({@code PENDING}): a restart asks each of them again. */
+  public GroupRecord withAnswersForgotten() {
+    TreeMap<Key, MemberState> pending = new TreeMap<>();
+    members.keySet().forEach(k -> pending.put(k, MemberState.PENDING));
+    return new GroupRecord(group, mode, phase, createRequest, pending, failure, endedAt);
+  }
+
   /** Members with the given status. */
   public Set<Key> members(MemberState.Status status) {
     return members.entrySet().stream()

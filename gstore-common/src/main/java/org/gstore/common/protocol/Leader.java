@@ -69,7 +69,7 @@ final class Leader {
     retrying.add(g);
     persist(g);
     for (Key k : members.keySet()) {
-      fx.send(new Join(ref, k));
+      fx.sendEarly(new Join(ref, k)); // need not wait for CREATING: see Step#early
     }
   }
 
@@ -129,6 +129,13 @@ final class Leader {
     // A member's answer is remembered, not logged: it is logged with the group's next phase (ACTIVE, or DELETING
     // when creation fails). A leader that crashes before that reloads the member as PENDING and sends J again; the
     // member answers a duplicate J with the same JA, so the answer is asked for again instead of being lost.
+    if (!ja.joined() && m.is(MemberState.Status.PENDING) && heldByLostIncarnation(g, ja.holder())) {
+      // The key waits for an earlier incarnation of this very group: a create whose J left before this leader
+      // crashed and forgot it (J leaves before CREATING is durable). Free it; the member stays pending and the J
+      // retry asks again, rather than fail the client's retried create because of its own first attempt.
+      fx.send(new Delete(ja.holder(), ja.member()));
+      return;
+    }
     if (!ja.joined()) {
       if (m.is(MemberState.Status.PENDING)) {
         answered(g, now);
@@ -147,6 +154,15 @@ final class Leader {
     if (g.phase == GroupPhase.CREATING && !g.any(MemberState.Status.PENDING)) {
       finishCreate(g, now, fx);
     }
+  }
+
+  /**
+   * Whether {@code holder} is an incarnation of {@code g}'s group other than {@code g}: this node leads the group
+   * and knows no such live incarnation, so it ended or was lost with an earlier life of the leader (the same
+   * reasoning that answers a JA of an unknown incarnation with D).
+   */
+  private static boolean heldByLostIncarnation(LeaderGroup g, GroupRef holder) {
+    return holder != null && holder.id().equals(g.ref.id()) && !holder.equals(g.ref);
   }
 
   /** A member's first answer in this phase: a round-trip sample for the retry timeout, if sent once. */
@@ -333,6 +349,11 @@ final class Leader {
     for (LeaderGroup g : dirty) {
       if (groups.get(g.ref.id()) == g) {
         GroupRecord next = g.toRecord();
+        if (next.phase() == GroupPhase.CREATING) {
+          // Answers are logged with the next phase, not with CREATING: a restart asks again. The answers of the
+          // leader's own keys, taken in this very step, would otherwise tie this write to theirs (WriteOrder).
+          next = next.withAnswersForgotten();
+        }
         if (repairedByRestart(g.logged, next)) {
           fx.persistDeferred(new StateChange.PutGroup(next));
         } else {

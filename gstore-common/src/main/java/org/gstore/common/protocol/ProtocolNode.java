@@ -26,6 +26,9 @@ public final class ProtocolNode {
     Follower create(ProtocolConfig config, RetryTimeout timeout, UidSource uids, ProtocolStats stats);
   }
 
+  /** Chains of local messages are at most J, JA, JAA long. */
+  private static final int MAX_LOCAL_ROUNDS = 4;
+
   private final NodeId self;
   private final Predicate<Key> hosts;
   private final KeyLocator locator;
@@ -73,6 +76,7 @@ public final class ProtocolNode {
     } else {
       leader.delete((ClientRequest.Delete) request, now, fx);
     }
+    deliverLocally(fx, now);
     return finish(fx, List.of(), null);
   }
 
@@ -83,7 +87,21 @@ public final class ProtocolNode {
       stats.notMineReceived++;
       locator.invalidate(k);
     }
-    Message.Visitor<Void> dispatch = new Message.Visitor<>() {
+    Message.Visitor<Void> dispatch = dispatcher(fx, now);
+    for (Message m : datagram.messages()) {
+      if (hosts.test(m.destination())) {
+        m.accept(dispatch);
+      } else {
+        notMine.add(m.destination());
+      }
+    }
+    deliverLocally(fx, now);
+    return finish(fx, notMine, datagram.from());
+  }
+
+  /** Hands each message to the leader or follower half, whose effects go into {@code fx}. */
+  private Message.Visitor<Void> dispatcher(Effects fx, long now) {
+    return new Message.Visitor<>() {
       @Override
       public Void join(Join j) {
         follower.onJoin(j, now, fx);
@@ -114,14 +132,6 @@ public final class ProtocolNode {
         return null;
       }
     };
-    for (Message m : datagram.messages()) {
-      if (hosts.test(m.destination())) {
-        m.accept(dispatch);
-      } else {
-        notMine.add(m.destination());
-      }
-    }
-    return finish(fx, notMine, datagram.from());
   }
 
   /** Retries whatever is due. Call at {@link #nextWakeup()} (calling earlier or more often is harmless). */
@@ -129,6 +139,7 @@ public final class ProtocolNode {
     Effects fx = new Effects();
     leader.tick(now, fx);
     follower.tick(now, fx);
+    deliverLocally(fx, now);
     return finish(fx, List.of(), null);
   }
 
@@ -201,11 +212,49 @@ public final class ProtocolNode {
     }
   }
 
-  /** Collects the step's writes and batches its messages into one datagram per destination node. */
+  /**
+   * Completes a step: collects the writes, and batches the messages into one datagram per destination node (early
+   * ones apart).
+   */
   private Step finish(Effects fx, List<Key> notMine, NodeId replyTo) {
     leader.flush(fx);
+    Map<NodeId, List<Message>> byNode = route(fx.messages());
+    List<Datagram> datagrams = new ArrayList<>();
+    if (!notMine.isEmpty()) {
+      datagrams.add(new Datagram(self, replyTo, byNode.getOrDefault(replyTo, List.of()), notMine));
+      byNode.remove(replyTo);
+    }
+    byNode.forEach((to, messages) -> datagrams.add(new Datagram(self, to, messages, List.of())));
+    List<Datagram> early = new ArrayList<>();
+    route(fx.early()).forEach((to, messages) -> early.add(new Datagram(self, to, messages, List.of())));
+    return new Step(fx.changes(), fx.deferred(), early, datagrams, fx.replies());
+  }
+
+  /**
+   * A join message ({@code J}, {@code JA}, {@code JAA}) to a key this node hosts is handled within the step that
+   * sent it, not sent to this node: a leader's own members join in the step that creates the group, and their
+   * {@code JOINING} records are written with the group's {@code CREATING} record instead of one write later. That is
+   * a legal schedule of the network (a datagram to oneself arriving at once) whose outputs wait for more writes, so
+   * it promises nothing new; {@link WriteOrder} writes the members' records no later than an {@code ACTIVE} record
+   * that counts them. {@code D} and {@code DA} still go through the network: a release must follow its group's
+   * durable {@code DELETING}, one batch later. The rounds are bounded (J, JA, JAA is the longest chain); anything
+   * left after them is sent as a datagram.
+   */
+  private void deliverLocally(Effects fx, long now) {
+    Message.Visitor<Void> dispatch = dispatcher(fx, now);
+    for (int round = 0; round < MAX_LOCAL_ROUNDS; round++) {
+      List<Message> local = fx.takeLocal(
+          m -> !(m instanceof Delete) && !(m instanceof DeleteAck) && hosts.test(m.destination()));
+      if (local.isEmpty()) {
+        return;
+      }
+      local.forEach(m -> m.accept(dispatch));
+    }
+  }
+
+  private Map<NodeId, List<Message>> route(Iterable<Message> messages) {
     Map<NodeId, List<Message>> byNode = new LinkedHashMap<>();
-    for (Message m : fx.messages()) {
+    for (Message m : messages) {
       NodeId to = locator.locate(m.destination());
       if (to == null) {
         stats.messagesUnroutable++;
@@ -214,12 +263,6 @@ public final class ProtocolNode {
       byNode.computeIfAbsent(to, n -> new ArrayList<>()).add(m);
       stats.messagesSent++;
     }
-    List<Datagram> datagrams = new ArrayList<>();
-    if (!notMine.isEmpty()) {
-      datagrams.add(new Datagram(self, replyTo, byNode.getOrDefault(replyTo, List.of()), notMine));
-      byNode.remove(replyTo);
-    }
-    byNode.forEach((to, messages) -> datagrams.add(new Datagram(self, to, messages, List.of())));
-    return new Step(fx.changes(), fx.deferred(), datagrams, fx.replies());
+    return byNode;
   }
 }

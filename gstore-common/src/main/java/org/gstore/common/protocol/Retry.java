@@ -45,9 +45,12 @@ final class Retry {
     return true;
   }
 
-  /** An answer to the message this timer retries arrived at {@code now}. */
+  /**
+   * An answer to the message this timer retries arrived at {@code now}. One in the step that armed the timer came
+   * from a key this node hosts (handled in that same step): it says nothing of the network, so it is no sample.
+   */
   void answered(long now) {
-    if (!fired) {
+    if (!fired && now > armedAt) {
       timeout.sample(now - armedAt);
     }
   }

@@ -200,7 +200,11 @@ public final class DatagramCodec {
       @Override
       public ProtocolMessage.Builder joinAck(JoinAck ja) {
         b.setType(ProtocolMessage.Type.JOIN_ACK);
-        return ja.joined() ? b.setYieldId(toProto(ja.yieldId())) : b.setRefusal(ja.refusal());
+        if (ja.joined()) {
+          return b.setYieldId(toProto(ja.yieldId()));
+        }
+        b.setRefusal(ja.refusal());
+        return ja.holder() == null ? b : b.setHolder(toProto(ja.holder()));
       }
 
       @Override
@@ -226,7 +230,8 @@ public final class DatagramCodec {
     Uid yieldId = m.hasYieldId() ? fromProto(m.getYieldId()) : null;
     return switch (m.getType()) {
       case JOIN -> new Join(group, member);
-      case JOIN_ACK -> new JoinAck(group, member, yieldId, m.hasRefusal() ? m.getRefusal() : null);
+      case JOIN_ACK -> new JoinAck(group, member, yieldId, m.hasRefusal() ? m.getRefusal() : null,
+          m.hasHolder() ? fromProto(m.getHolder()) : null);
       case JOIN_ACK_ACK -> new JoinAckAck(group, member, Objects.requireNonNull(yieldId, "yield id"));
       case DELETE -> new Delete(group, member);
       case DELETE_ACK -> new DeleteAck(group, member);

@@ -635,8 +635,106 @@ class KeyGroupingScenariosTest {
     }
     net.create("big", "L", CreateMode.ATOMIC, members);
     Step create = net.steps.get(0);
-    assertThat(create.datagrams()).as("one datagram to each of n1, n2, n3").hasSize(3);
-    assertThat(create.datagrams()).filteredOn(d -> d.to().value().equals("n2"))
+    assertThat(create.early()).as("one datagram to each of n2, n3; L joins in the step itself").hasSize(2);
+    assertThat(create.early()).filteredOn(d -> d.to().value().equals("n2"))
         .singleElement().satisfies(d -> assertThat(d.messages()).hasSize(10));
+  }
+
+  /**
+   * {@link #twoNodes()} after a first group came and went: every node has reserved its first block of uids, so
+   * early joins are not held back by a reservation.
+   */
+  private static ScriptedNetwork twoNodesWithUidsReserved() {
+    ScriptedNetwork net = twoNodes();
+    GroupId warmUp = net.create("warm-up", "L", CreateMode.ATOMIC, "L", "F", "H");
+    net.settle(1_000);
+    net.delete(warmUp);
+    net.settle(1_000);
+    assertThat(net.cluster.durable.reservedUids).hasSize(3);
+    net.steps.clear();
+    net.replies.clear();
+    return net;
+  }
+
+  @Test
+  void aStepThatReservesUidsSendsItsJoinsOnlyAfterItsWrite() {
+    ScriptedNetwork net = twoNodes();
+    net.crashBeforeWriting("n1");
+    net.create("g", "L", CreateMode.ATOMIC, "L", "F");
+    assertThat(net.steps.get(0).reservesUids()).isTrue();
+    assertThat(net.inFlight).as("J(F) carries an id of the block being reserved: it waits").isEmpty();
+  }
+
+  @Test
+  void theLeaderKeyJoinsInTheCreateStepAndRemoteJoinsLeaveBeforeTheWrite() {
+    ScriptedNetwork net = twoNodesWithUidsReserved();
+    GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F");
+    Step create = net.steps.get(0);
+    assertThat(create.changes()).as("CREATING, without answers, and L's JOINING, in one step")
+        .containsExactlyInAnyOrder(
+            new StateChange.PutGroup(net.group(g)),
+            new StateChange.PutOwner(net.owner("L")));
+    assertThat(net.group(g).members(MemberState.Status.PENDING)).containsExactly(key("F"), key("L"));
+    assertThat(net.owner("L").group()).isEqualTo(net.group(g).group());
+    assertThat(WriteOrder.phases(create.changes())).as("both records written at once").hasSize(1);
+    assertThat(create.early()).singleElement()
+        .satisfies(d -> assertThat(d.messages()).containsExactly(new Join(net.group(g).group(), key("F"))));
+    assertThat(create.datagrams()).isEmpty();
+    net.deliverAll();
+    assertThat(net.group(g).phase()).isEqualTo(GroupPhase.ACTIVE);
+  }
+
+  @Test
+  void aGroupOfLocalKeysIsCreatedInOneStepWithItsMembersWrittenFirst() {
+    ScriptedNetwork net = twoNodesWithUidsReserved();
+    GroupId g = net.create("g", "F", CreateMode.ATOMIC, "F", "G");
+    Step create = net.steps.get(0);
+    assertThat(net.lastReply().outcome()).isEqualTo(Reply.Outcome.CREATED);
+    assertThat(net.group(g).phase()).isEqualTo(GroupPhase.ACTIVE);
+    assertThat(WriteOrder.phases(create.changes())).as("JOINING records before the ACTIVE record that counts them")
+        .extracting(phase -> phase.stream().map(c -> c.getClass().getSimpleName()).distinct().toList())
+        .containsExactly(List.of("PutOwner"), List.of("PutGroup"));
+    assertThat(create.early()).isEmpty();
+    assertThat(create.datagrams()).isEmpty();
+  }
+
+  @Test
+  void joinsOfAnIncarnationLostBeforeItsCreatingRecordAreFreedAndTheRetriedCreateSucceeds() {
+    ScriptedNetwork net = twoNodesWithUidsReserved();
+    ClientRequest.Create create = new ClientRequest.Create("retried", new GroupId("g", key("L")),
+        java.util.Set.of(key("L"), key("F"), key("G")), CreateMode.ATOMIC);
+    net.crashBeforeWriting("n1");
+    net.request(create);
+    assertThat(net.group(create.group())).as("CREATING was never written").isNull();
+    net.deliverAll(); // the early J reach n2: F and G join an incarnation nobody knows; their JAs are lost
+    GroupRef lost = net.owner("F").group();
+    assertThat(net.owner("G").group()).isEqualTo(lost);
+
+    net.restart("n1");
+    net.request(create); // the client's retry: a new incarnation, refused by F and G on behalf of the lost one
+    net.settle(10_000);
+
+    Reply reply = net.lastReply();
+    assertThat(reply.outcome()).as("%s", reply).isEqualTo(Reply.Outcome.CREATED);
+    GroupRecord g = net.group(create.group());
+    assertThat(g.group()).isNotEqualTo(lost);
+    assertThat(g.members(MemberState.Status.JOINED)).containsExactly(key("F"), key("G"), key("L"));
+    assertThat(net.owner("F").group()).isEqualTo(g.group());
+  }
+
+  @Test
+  void aKeyHeldByAnotherGroupIsRefusedWithItsHolderAndNotFreed() {
+    ScriptedNetwork net = twoNodes();
+    GroupId other = net.create("other", "H", CreateMode.ATOMIC, "H", "F");
+    net.settle(1_000);
+    GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F");
+    net.deliver(net.takeOne(is(Join.class, "F")));
+    JoinAck refusal = (JoinAck) net.takeOne(is(JoinAck.class, "F")).message();
+    assertThat(refusal.joined()).isFalse();
+    assertThat(refusal.holder()).isEqualTo(net.group(other).group());
+    net.settle(1_000);
+    assertThat(net.lastReply().outcome()).isEqualTo(Reply.Outcome.FAILED);
+    assertThat(net.owner("F").group()).isEqualTo(net.group(other).group());
+    assertThat(net.ended(g)).isTrue();
   }
 }

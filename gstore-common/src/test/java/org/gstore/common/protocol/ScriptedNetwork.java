@@ -27,6 +27,7 @@ final class ScriptedNetwork {
   long now;
   private int requests;
   private boolean holdDeferred;
+  private NodeId crashBeforeWriting;
 
   ScriptedNetwork(ProtocolNode.FollowerFactory followers, String... placement) {
     this(new ProtocolConfig(20, 1_000, 64, 1_000, 600_000), followers, placement);
@@ -193,7 +194,25 @@ final class ScriptedNetwork {
     holdDeferred = true;
   }
 
+  /**
+   * The node's next step with changes crashes it before any of them is durable: only the step's early datagrams
+   * leave.
+   */
+  void crashBeforeWriting(String node) {
+    crashBeforeWriting = node(node);
+  }
+
   private Step output(NodeId node, Step step) {
+    boolean early = !step.reservesUids();
+    if (early) {
+      enqueue(step.early());
+    }
+    if (node.equals(crashBeforeWriting) && !step.changes().isEmpty()) {
+      crashBeforeWriting = null;
+      cluster.crash(node);
+      steps.add(step);
+      return step;
+    }
     cluster.persist(node, step);
     if (!holdDeferred) {
       cluster.writeDeferred(node);
@@ -202,10 +221,9 @@ final class ScriptedNetwork {
       assertThat(Invariants.consistency(cluster, n)).as("memory of %s after %s", n, step).isEmpty();
     }
     steps.add(step);
-    for (Datagram d : step.datagrams()) {
-      for (Message m : d.messages()) {
-        inFlight.add(new Packet(d.from(), d.to(), m));
-      }
+    List<Datagram> datagrams = early ? step.datagrams() : step.withoutEarly().datagrams();
+    enqueue(datagrams);
+    for (Datagram d : datagrams) {
       for (Key k : d.notMine()) {
         ProtocolNode e = cluster.engine(d.to());
         if (e != null) {
@@ -216,5 +234,13 @@ final class ScriptedNetwork {
     replies.addAll(step.replies());
     assertThat(Invariants.safety(cluster)).as("safety after %s", step).isEmpty();
     return step;
+  }
+
+  private void enqueue(List<Datagram> datagrams) {
+    for (Datagram d : datagrams) {
+      for (Message m : d.messages()) {
+        inFlight.add(new Packet(d.from(), d.to(), m));
+      }
+    }
   }
 }

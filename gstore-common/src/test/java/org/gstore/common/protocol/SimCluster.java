@@ -99,6 +99,20 @@ final class SimCluster {
     step.deferred().forEach(c -> pending.put(c.target(), c));
   }
 
+  /**
+   * The node crashes while writing {@code step}: the phases of its changes before a random one are durable, and a
+   * random subset of that one ({@link WriteOrder}); nothing of the step leaves the node but its early datagrams.
+   */
+  void crashWhileWriting(NodeId node, Step step, java.util.Random random) {
+    List<List<StateChange>> phases = WriteOrder.phases(step.changes());
+    int torn = random.nextInt(phases.size());
+    for (int i = 0; i < torn; i++) {
+      durable.apply(phases.get(i));
+    }
+    durable.apply(phases.get(torn).stream().filter(c -> random.nextBoolean()).toList());
+    crash(node);
+  }
+
   /** The node's writer catches up with its deferred changes. */
   void writeDeferred(NodeId node) {
     durable.apply(List.copyOf(unwritten.get(node).values()));

@@ -175,9 +175,23 @@ final class Simulation {
 
   /**
    * Persists a node's step, then sends its datagrams and replies. The step's deferred changes are written up to
-   * 200 ms later (after other steps' changes, or before), unless the node crashes first.
+   * 200 ms later (after other steps' changes, or before), unless the node crashes first. Early datagrams leave
+   * before the write (unless the step reserves uids), and while faults run the node may crash during the write,
+   * more often when early datagrams left: that is the window they open.
    */
   private void output(NodeId node, Step step) {
+    boolean early = !step.early().isEmpty() && !step.reservesUids();
+    if (early) {
+      count("early datagrams", step.early().size());
+      step.early().forEach(this::send);
+    }
+    if (faulty && !step.changes().isEmpty() && random.nextDouble() < (early ? 0.1 : 0.01)) {
+      record("CRASH " + node + " while writing " + step.changes().size() + " change(s)");
+      count("crashes while writing", 1);
+      cluster.crashWhileWriting(node, step, random);
+      crashed(node);
+      return;
+    }
     cluster.persist(node, step);
     if (!step.deferred().isEmpty()) {
       count("deferred changes", step.deferred().size());
@@ -188,7 +202,7 @@ final class Simulation {
       });
     }
     violations.addAll(Invariants.consistency(cluster, node));
-    for (Datagram d : step.datagrams()) {
+    for (Datagram d : early ? step.datagrams() : step.withoutEarly().datagrams()) {
       send(d);
     }
     for (Reply r : step.replies()) {
@@ -269,6 +283,10 @@ final class Simulation {
     record("CRASH " + n);
     count("crashes", 1);
     cluster.crash(n);
+    crashed(n);
+  }
+
+  private void crashed(NodeId n) {
     wakeups.remove(n);
     at(now + 50 + random.nextInt(2_000), "restart " + n, () -> restart(n));
   }

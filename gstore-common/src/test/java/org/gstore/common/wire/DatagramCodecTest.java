@@ -36,7 +36,8 @@ class DatagramCodecTest {
     GroupRef g = new GroupRef(new GroupId("game-42", leader), new Uid(A, 77));
     Uid y = new Uid(B, 5);
     List<Message> messages = List.of(new Join(g, member), JoinAck.joined(g, member, y),
-        JoinAck.refused(g, member, "row players/alice is in group other@players/bob"),
+        JoinAck.refused(g, member, new GroupRef(new GroupId("other", member), new Uid(B, 3)),
+            "row players/alice is in group other@players/alice"),
         new JoinAckAck(g, member, y), new Delete(g, member), new DeleteAck(g, member));
     return new Datagram(A, B, messages, List.of(Key.of("players", "moved")));
   }

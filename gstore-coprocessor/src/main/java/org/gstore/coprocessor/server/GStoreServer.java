@@ -540,6 +540,7 @@ public final class GStoreServer implements Closeable {
       recoveryThread.shutdownNow();
     }
     writer.close();
+    tables.close();
     if (transactions != null) {
       transactions.close();
     }

@@ -2,9 +2,15 @@ package org.gstore.coprocessor.server;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.NamespaceExistException;
 import org.apache.hadoop.hbase.TableExistsException;
@@ -27,6 +33,7 @@ import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.OwnerRecord;
 import org.gstore.common.protocol.StateChange;
+import org.gstore.common.protocol.WriteOrder;
 import org.gstore.common.wire.RecordCodec;
 
 /**
@@ -45,9 +52,21 @@ public final class StateTables implements StepWriter.Store {
   static final byte[] UIDS = Bytes.toBytes("uids");
 
   private final Connection connection;
+  /** Writes a phase's other tables while the writer thread writes one; idle threads end after a minute. */
+  private final ExecutorService parallel = new ThreadPoolExecutor(0, 2, 60, TimeUnit.SECONDS,
+      new SynchronousQueue<>(), runnable -> {
+        Thread t = new Thread(runnable, "gstore-state-write");
+        t.setDaemon(true);
+        return t;
+      });
 
   StateTables(Connection connection) {
     this.connection = connection;
+  }
+
+  /** Stops the threads of {@link #write}; the connection is the caller's. */
+  void close() {
+    parallel.shutdownNow();
   }
 
   /** Creates the namespace and tables if missing (idempotent; several servers may race). */
@@ -110,18 +129,54 @@ public final class StateTables implements StepWriter.Store {
   record Loaded(List<GroupRecord> groups, List<OwnerRecord> owners) {}
 
   /**
-   * Makes {@code changes} durable before returning. Uid reservations go first, on their own, because the other
-   * changes may use ids from the new block; the rest, already collapsed to one change per row, go in one batch
-   * per table.
+   * Makes {@code changes} (one per target) durable before returning, phase by phase as {@link WriteOrder} says;
+   * within a phase, one batch per table, the tables' batches at the same time: a create's {@code CREATING} record
+   * and its leader's own {@code JOINING} records cost one round of writes, not two.
    */
   @Override
   public void write(List<StateChange> changes) throws IOException {
-    Map<TableName, List<Mutation>> byTable = new HashMap<>();
-    for (StateChange c : changes) {
-      byTable.computeIfAbsent(tableOf(c), t -> new ArrayList<>()).add(sync(mutation(c)));
+    for (List<StateChange> phase : WriteOrder.phases(changes)) {
+      Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
+      for (StateChange c : phase) {
+        byTable.computeIfAbsent(tableOf(c), t -> new ArrayList<>()).add(sync(mutation(c)));
+      }
+      writeAtOnce(byTable);
     }
-    for (TableName t : List.of(NODES, GROUPS, OWNERS)) {
-      batch(t, byTable.getOrDefault(t, List.of()));
+  }
+
+  /** One batch per table, all but the last on {@link #parallel}, the last on this thread; waits for all. */
+  private void writeAtOnce(Map<TableName, List<Mutation>> byTable) throws IOException {
+    List<Future<?>> others = new ArrayList<>();
+    List<Map.Entry<TableName, List<Mutation>>> batches = List.copyOf(byTable.entrySet());
+    for (Map.Entry<TableName, List<Mutation>> b : batches.subList(0, Math.max(0, batches.size() - 1))) {
+      others.add(parallel.submit(() -> {
+        batch(b.getKey(), b.getValue());
+        return null;
+      }));
+    }
+    IOException failure = null;
+    try {
+      if (!batches.isEmpty()) {
+        Map.Entry<TableName, List<Mutation>> last = batches.get(batches.size() - 1);
+        batch(last.getKey(), last.getValue());
+      }
+    } catch (IOException e) {
+      failure = e;
+    }
+    for (Future<?> f : others) {
+      try {
+        f.get(); // waited for even after a failure: no write of this phase may still run when this returns
+      } catch (ExecutionException e) {
+        if (failure == null) {
+          failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted writing protocol state");
+      }
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.hadoop.hbase.regionserver.Region;
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * The output stage of the protocol: makes the engine's steps durable, then lets their effects out. Steps queue in
  * the order the engine took them; the writer takes all that are waiting, collapses their changes (last change per
  * row wins, as if applied one by one) and writes them in one batch per table, so protocol state gets group commit.
- * Only after that does it fence or unfence rows, send the steps' datagrams and answer their clients.
+ * Only after that does it fence or unfence rows, send the steps' datagrams and answer their clients. A step's
+ * early datagrams (a new group's {@code J}s) leave when it is submitted, before its write ({@link Step#early()}).
  *
  * <p>A step's deferred changes ({@link Step#deferred()}) are not waited for: they are carried over and written with
  * the next batch that writes their table anyway, so they cost no call of their own when more protocol work follows
@@ -59,6 +61,8 @@ public final class StepWriter implements Closeable {
   private List<StateChange> carried = List.of();
   /** A {@link #WRITE_CARRIED} wake-up is scheduled; writer thread only. */
   private boolean lingering;
+  /** Submitted steps that reserve uids and are not written yet: early datagrams wait while there are any. */
+  private final AtomicInteger reservationsUnwritten = new AtomicInteger();
 
   /**
    * @param fail tells the client waiting under a request id that its step could not be written (an unexpected
@@ -89,9 +93,35 @@ public final class StepWriter implements Closeable {
     }
   }
 
+  /**
+   * Queues a step to write, sending its early datagrams at once, unless uids reserved by it or by an earlier step
+   * are not durable yet (the datagrams may carry ids of that block): then they wait for the step's write too.
+   * Called by the protocol thread only.
+   */
   void submit(Step step) {
-    if (!step.isEmpty()) {
-      thread.add(step);
+    if (step.isEmpty()) {
+      return;
+    }
+    if (step.reservesUids()) {
+      reservationsUnwritten.incrementAndGet();
+    }
+    if (!step.early().isEmpty()) {
+      if (reservationsUnwritten.get() == 0) {
+        step.early().forEach(send);
+        step = new Step(step.changes(), step.deferred(), List.of(), step.datagrams(), step.replies());
+      } else {
+        step = step.withoutEarly();
+      }
+    }
+    thread.add(step);
+  }
+
+  /** The batch's uid reservations are durable, or failed: early datagrams need not wait for them any more. */
+  private void reservationsDone(List<Object> batch) {
+    for (Object o : batch) {
+      if (o instanceof Step s && s.reservesUids()) {
+        reservationsUnwritten.decrementAndGet();
+      }
     }
   }
 
@@ -110,6 +140,15 @@ public final class StepWriter implements Closeable {
         steps.add(s);
       }
     }
+    int reserving = (int) steps.stream().filter(Step::reservesUids).count();
+    try {
+      write(batch, steps);
+    } finally {
+      reservationsUnwritten.addAndGet(-reserving); // durable now, or failed: nothing to wait for any more
+    }
+  }
+
+  private void write(List<Object> batch, List<Step> steps) {
     if (batch.contains(WRITE_CARRIED)) {
       lingering = false; // before anything can throw: a failed batch must not stop the next wake-up
     }

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.metrics.MetricRegistries;
 import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
 import org.gstore.common.protocol.CreateMode;
+import org.gstore.common.protocol.Datagram;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupPhase;
 import org.gstore.common.protocol.GroupRecord;
@@ -56,11 +57,13 @@ class StepWriterTest {
 
   private final HeldStore store = new HeldStore();
   private final List<String> answered = new CopyOnWriteArrayList<>();
+  private final List<String> sent = new CopyOnWriteArrayList<>();
   private final List<String> failed = new CopyOnWriteArrayList<>();
   private final StepWriter writer = new StepWriter("test", store, new HostedRegions(),
       new GStoreMetrics(MetricRegistries.global().create(
           new MetricRegistryInfo("StepWriterTest", "test", "test", "test", false))),
-      datagram -> { }, reply -> answered.add(reply.requestId()), (requestId, e) -> failed.add(requestId));
+      datagram -> sent.add(datagram.to().value()), reply -> answered.add(reply.requestId()),
+      (requestId, e) -> failed.add(requestId));
 
   @AfterEach
   void close() {
@@ -81,8 +84,18 @@ class StepWriterTest {
   }
 
   private static Step step(List<StateChange> changes, List<StateChange> deferred, String requestId) {
-    return new Step(changes, deferred, List.of(),
+    return new Step(changes, deferred, List.of(), List.of(),
         List.of(new Reply.Create(requestId, Reply.Outcome.CREATED, null, null)));
+  }
+
+  private static StateChange reserve(long upTo) {
+    return new StateChange.ReserveUids(new NodeId("n1"), upTo);
+  }
+
+  /** A step whose only effect is one early datagram to node {@code to}. */
+  private static Step early(List<StateChange> changes, String to) {
+    return new Step(changes, List.of(), List.of(new Datagram(new NodeId("n1"), new NodeId(to), List.of(), List.of())),
+        List.of(), List.of());
   }
 
   @Test
@@ -132,5 +145,21 @@ class StepWriterTest {
     assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
     assertThat(store.written.poll(10, TimeUnit.SECONDS)).as("the writer survived and still writes deferred changes")
         .containsExactly(active("g"));
+  }
+
+  @Test
+  void earlyDatagramsLeaveBeforeTheWriteUnlessAReservationOfUidsIsNotDurable() throws Exception {
+    writer.submit(early(List.of(free("a")), "n2"));
+    assertThat(sent).as("sent on submit, before any write").containsExactly("n2");
+
+    writer.submit(early(List.of(reserve(1_000), free("b")), "n3")); // its own ids' block is being reserved
+    writer.submit(early(List.of(free("c")), "n4")); // may carry ids of that block too
+    assertThat(sent).containsExactly("n2");
+    store.permits.release(10);
+    writer.barrier().get(10, TimeUnit.SECONDS);
+    assertThat(sent).as("sent after the reservation's write").containsExactly("n2", "n3", "n4");
+
+    writer.submit(early(List.of(free("d")), "n5"));
+    assertThat(sent).as("nothing unwritten reserves uids any more").containsExactly("n2", "n3", "n4", "n5");
   }
 }

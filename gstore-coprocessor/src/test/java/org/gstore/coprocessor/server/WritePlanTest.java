@@ -21,7 +21,7 @@ class WritePlanTest {
   }
 
   private static Step step(List<StateChange> changes, List<StateChange> deferred) {
-    return new Step(changes, deferred, List.of(), List.of());
+    return new Step(changes, deferred, List.of(), List.of(), List.of());
   }
 
   private static WritePlan plan(List<StateChange> carried, boolean flush, Step... steps) {

@@ -1,11 +1,13 @@
 package org.gstore.common.protocol;
 
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * What one step of the engine decided: durable changes, messages to send (addressed to keys; some may leave before
@@ -47,10 +49,10 @@ final class Effects {
   }
 
   /** Takes out the messages (early or not) that {@code local} accepts. */
-  List<Message> takeLocal(java.util.function.Predicate<Message> local) {
+  List<Message> takeLocal(Predicate<Message> local) {
     List<Message> taken = new ArrayList<>();
     for (Set<Message> set : List.of(messages, early)) {
-      for (java.util.Iterator<Message> it = set.iterator(); it.hasNext(); ) {
+      for (Iterator<Message> it = set.iterator(); it.hasNext(); ) {
         Message m = it.next();
         if (local.test(m)) {
           taken.add(m);

@@ -116,15 +116,6 @@ public final class StepWriter implements Closeable {
     thread.add(step);
   }
 
-  /** The batch's uid reservations are durable, or failed: early datagrams need not wait for them any more. */
-  private void reservationsDone(List<Object> batch) {
-    for (Object o : batch) {
-      if (o instanceof Step s && s.reservesUids()) {
-        reservationsUnwritten.decrementAndGet();
-      }
-    }
-  }
-
   /** Completes once every step submitted before it is durable and out. */
   CompletableFuture<Void> barrier() {
     CompletableFuture<Void> done = new CompletableFuture<>();

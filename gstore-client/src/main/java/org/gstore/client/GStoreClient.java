@@ -133,7 +133,11 @@ public final class GStoreClient implements Closeable {
     }
   }
 
-  /** The live group with this id; {@link GroupNotFoundException} if there is none. */
+  /**
+   * The live group with this id; {@link GroupNotFoundException} if there is none (never created, deleted, or its
+   * creation failed). A group still being created, or re-formed by a leader that restarted, is waited for within
+   * HBase's client retries, so a group whose creator was told it was created is never reported missing.
+   */
   public KeyGroup getGroup(GroupId id) throws IOException {
     GetGroupRequest request = GetGroupRequest.newBuilder().setName(id.name()).setLeader(proto(id.leader())).build();
     GetGroupResponse response = call(id.leader(), stub -> stub.getGroup(null, request));

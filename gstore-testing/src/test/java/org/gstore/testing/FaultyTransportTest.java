@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -26,6 +27,7 @@ import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
 import org.gstore.common.protocol.Datagram;
 import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupPhase;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Join;
 import org.gstore.common.protocol.Key;
@@ -68,6 +70,39 @@ class FaultyTransportTest {
     }
     assertThat(StateTablesView.owners(cluster).stream().filter(o -> o.key().table().equals("lossy_rows")))
         .isEmpty();
+  }
+
+  @Test
+  void aGroupStillBeingCreatedIsWaitedForNotReportedMissing(GStoreMiniCluster cluster) throws Exception {
+    TableName name = TableName.valueOf("slow_rows");
+    cluster.createTable(name, new byte[][] {CF}, TestRows.splits(6)).close();
+    List<byte[]> rows = List.of(TestRows.row(0), TestRows.row(3), TestRows.row(6), TestRows.row(9));
+    DatagramFaults.inject(1.0, 0); // the J to other servers are lost: the group stays CREATING
+    try (GStoreClient creator = GStoreClient.create(cluster.getConnection());
+        GStoreClient reader = GStoreClient.create(cluster.getConnection())) {
+      GroupSpec spec = GroupSpec.builder().id("slow").leader(name, rows.get(0)).members(name, rows).build();
+      CompletableFuture<KeyGroup> created = CompletableFuture.supplyAsync(() -> call(() -> creator.createGroup(spec)));
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> StateTablesView.groups(cluster).stream()
+          .anyMatch(g -> g.id().name().equals("slow") && g.phase() == GroupPhase.CREATING));
+      CompletableFuture<KeyGroup> found = CompletableFuture.supplyAsync(
+          () -> call(() -> reader.getGroup(org.gstore.client.GroupId.of("slow",
+              org.gstore.client.RowKey.of(name, rows.get(0))))));
+      Awaitility.await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+          .until(() -> !found.isDone()); // neither found nor reported missing while it is being created
+
+      DatagramFaults.clear();
+      KeyGroup group = created.get(60, TimeUnit.SECONDS);
+      assertThat(found.get(60, TimeUnit.SECONDS).members()).isEqualTo(group.members());
+      group.delete();
+    }
+  }
+
+  private static <T> T call(java.util.concurrent.Callable<T> call) {
+    try {
+      return call.call();
+    } catch (Exception e) {
+      throw new java.util.concurrent.CompletionException(e);
+    }
   }
 
   @Test

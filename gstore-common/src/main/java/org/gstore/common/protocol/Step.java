@@ -1,5 +1,6 @@
 package org.gstore.common.protocol;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -19,7 +20,7 @@ import java.util.List;
  * reserved block). They are a new group's {@code J}s: a member that joins an incarnation the leader then loses in
  * a crash keeps asking with {@code JA}, and the restarted leader, which does not know it, answers {@code D}. Nothing
  * a member answers can reach a client before the step's changes are durable, because the leader takes the answer
- * in a later step. See {@code docs/protocol.md}, "Early joins".
+ * in a later step. See {@code docs/protocol.md}, "Early and local joins".
  */
 public record Step(List<StateChange> changes, List<StateChange> deferred, List<Datagram> early,
     List<Datagram> datagrams, List<Reply> replies) {
@@ -47,7 +48,7 @@ public record Step(List<StateChange> changes, List<StateChange> deferred, List<D
     if (early.isEmpty()) {
       return this;
     }
-    List<Datagram> all = new java.util.ArrayList<>(early);
+    List<Datagram> all = new ArrayList<>(early);
     all.addAll(datagrams);
     return new Step(changes, deferred, List.of(), all, replies);
   }

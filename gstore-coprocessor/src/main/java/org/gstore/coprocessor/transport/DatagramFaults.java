@@ -13,10 +13,13 @@ public final class DatagramFaults {
 
   private DatagramFaults() {}
 
-  /** Drops {@code drop} and duplicates {@code duplicate} of outgoing datagrams (each in [0, 1)). */
+  /**
+   * Drops {@code drop} (in [0, 1]; 1 cuts every peer off) and duplicates {@code duplicate} (in [0, 1)) of outgoing
+   * datagrams.
+   */
   public static void inject(double drop, double duplicate) {
-    if (drop < 0 || drop >= 1 || duplicate < 0 || duplicate >= 1) {
-      throw new IllegalArgumentException("rates must be in [0, 1)");
+    if (drop < 0 || drop > 1 || duplicate < 0 || duplicate >= 1) {
+      throw new IllegalArgumentException("drop must be in [0, 1] and duplicate in [0, 1)");
     }
     dropRate = drop;
     duplicateRate = duplicate;

@@ -187,7 +187,7 @@ public final class GroupCaches {
    * round trip to the members: see docs/protocol.md, "Deferred records"). Retryable, so HBase's client calls again
    * after its pause instead of the application hearing that the group does not exist.
    */
-  static RegionTooBusyException reforming(GroupId id) {
+  public static RegionTooBusyException reforming(GroupId id) {
     return new RegionTooBusyException("group " + id + " is being created (or re-formed after its leader"
         + " restarted); retry");
   }

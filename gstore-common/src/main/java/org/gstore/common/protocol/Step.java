@@ -43,6 +43,11 @@ public record Step(List<StateChange> changes, List<StateChange> deferred, List<D
     return changes.stream().anyMatch(StateChange.ReserveUids.class::isInstance);
   }
 
+  /** The same step once its early datagrams have been sent. */
+  public Step withEarlySent() {
+    return early.isEmpty() ? this : new Step(changes, deferred, List.of(), datagrams, replies);
+  }
+
   /** The same step with its early datagrams sent like the others, after the changes are durable. */
   public Step withoutEarly() {
     if (early.isEmpty()) {

@@ -657,12 +657,17 @@ class KeyGroupingScenariosTest {
   }
 
   @Test
-  void aStepThatReservesUidsSendsItsJoinsOnlyAfterItsWrite() {
+  void theFirstCreateReservesUidsInTheStepWhoseEarlyJoinsCarryThem() {
     ScriptedNetwork net = twoNodes();
-    net.crashBeforeWriting("n1");
-    net.create("g", "L", CreateMode.ATOMIC, "L", "F");
-    assertThat(net.steps.get(0).reservesUids()).isTrue();
-    assertThat(net.inFlight).as("J(F) carries an id of the block being reserved: it waits").isEmpty();
+    GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F");
+    Step create = net.steps.get(0);
+    // The engine marks J(F) early and the step as reserving: the writer (StepWriterTest) then holds J(F) back
+    // until the reservation is durable, because J(F) carries an epoch of the new block.
+    assertThat(create.changes()).first().isEqualTo(new StateChange.ReserveUids(ScriptedNetwork.node("n1"), 1_000));
+    assertThat(create.reservesUids()).isTrue();
+    assertThat(create.early()).singleElement().satisfies(d -> assertThat(d.messages())
+        .containsExactly(new Join(net.group(g).group(), key("F"))));
+    assertThat(net.group(g).group().epoch().seq()).as("an id of the block reserved").isLessThanOrEqualTo(1_000);
   }
 
   @Test

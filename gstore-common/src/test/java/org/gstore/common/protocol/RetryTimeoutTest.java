@@ -27,6 +27,14 @@ class RetryTimeoutTest {
   }
 
   @Test
+  void anAnswerInTheStepThatArmedTheTimerIsNoSample() {
+    RetryTimeout t = new RetryTimeout(config);
+    new Retry(t, 5).answered(5); // a key this node hosts answered within the step: no network round trip
+    new Retry(t, 10).answered(210);
+    assertThat(t.millis()).as("200 ms is the first sample: SRTT 200, RTTVAR 100").isEqualTo(600);
+  }
+
+  @Test
   void staysUnderTheCap() {
     RetryTimeout t = new RetryTimeout(config);
     t.sample(5_000);

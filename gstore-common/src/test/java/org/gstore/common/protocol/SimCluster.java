@@ -2,8 +2,10 @@ package org.gstore.common.protocol;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 
 /**
@@ -27,7 +29,7 @@ final class SimCluster {
     for (NodeId n : nodes) {
       engines.put(n, null);
       locationCaches.put(n, new HashMap<>());
-      unwritten.put(n, new java.util.LinkedHashMap<>());
+      unwritten.put(n, new LinkedHashMap<>());
     }
   }
 
@@ -103,7 +105,7 @@ final class SimCluster {
    * The node crashes while writing {@code step}: the phases of its changes before a random one are durable, and a
    * random subset of that one ({@link WriteOrder}); nothing of the step leaves the node but its early datagrams.
    */
-  void crashWhileWriting(NodeId node, Step step, java.util.Random random) {
+  void crashWhileWriting(NodeId node, Step step, Random random) {
     List<List<StateChange>> phases = WriteOrder.phases(step.changes());
     int torn = random.nextInt(phases.size());
     for (int i = 0; i < torn; i++) {

@@ -136,12 +136,10 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
       if (group.isEmpty() && !server.leadsHere(id.leader())) {
         throw GroupCaches.moving(id); // the region closed after the check above: ask its next host
       }
-      if (group.isPresent() && group.get().phase() == GroupPhase.CREATING) {
-        // Being created, or re-formed by a leader that restarted before its ACTIVE record was durable (a region
-        // closing while its server cannot reach hbase:meta, or a crash): HBase's client retries, and a group its
-        // creator was told CREATED is found, never reported missing.
-        throw GroupCaches.reforming(id);
-      }
+      // Being created, or re-formed by a leader that restarted before its ACTIVE record was durable (a region
+      // closing while its server cannot reach hbase:meta, or a crash): a group its creator was told CREATED is
+      // found once re-formed, never reported missing.
+      GroupCaches.requireFormed(id, group);
       GetGroupResponse.Builder b = GetGroupResponse.newBuilder();
       group.filter(g -> g.phase() != GroupPhase.ENDED).ifPresent(g -> b.setGroup(RecordCodec.toProto(g)));
       done.run(b.build());

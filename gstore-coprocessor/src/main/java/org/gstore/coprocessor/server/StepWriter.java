@@ -108,7 +108,7 @@ public final class StepWriter implements Closeable {
     if (!step.early().isEmpty()) {
       if (reservationsUnwritten.get() == 0) {
         step.early().forEach(send);
-        step = new Step(step.changes(), step.deferred(), List.of(), step.datagrams(), step.replies());
+        step = step.withEarlySent();
       } else {
         step = step.withoutEarly();
       }

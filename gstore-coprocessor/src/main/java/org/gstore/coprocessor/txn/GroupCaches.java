@@ -83,8 +83,8 @@ public final class GroupCaches {
       throw moving(id);
     }
     Optional<GroupRecord> record = groups.find(id);
-    if (record.isPresent() && record.get().phase() == GroupPhase.CREATING && leaderServedHere.test(id.leader())) {
-      throw reforming(id);
+    if (leaderServedHere.test(id.leader())) {
+      requireFormed(id, record);
     }
     if (record.isEmpty() || record.get().phase() != GroupPhase.ACTIVE || isReleased(record.get().group())) {
       if (!leaderServedHere.test(id.leader())) {
@@ -182,14 +182,17 @@ public final class GroupCaches {
   }
 
   /**
-   * A transaction for a group still being created: its client cannot have been told CREATED yet, unless the
-   * leader restarted before its deferred ACTIVE record was written and is now re-forming the group (which takes a
-   * round trip to the members: see docs/protocol.md, "Deferred records"). Retryable, so HBase's client calls again
-   * after its pause instead of the application hearing that the group does not exist.
+   * Refuses, retryably, a call about a group still being created (a transaction, or {@code getGroup}): its client
+   * cannot have been told CREATED yet, unless the leader restarted before its deferred ACTIVE record was written
+   * and is now re-forming the group (a round trip to the members: see docs/protocol.md, "Deferred records").
+   * {@link RegionTooBusyException} makes HBase's client call again after its pause, instead of the application
+   * hearing that the group does not exist.
    */
-  public static RegionTooBusyException reforming(GroupId id) {
-    return new RegionTooBusyException("group " + id + " is being created (or re-formed after its leader"
-        + " restarted); retry");
+  public static void requireFormed(GroupId id, Optional<GroupRecord> record) throws RegionTooBusyException {
+    if (record.isPresent() && record.get().phase() == GroupPhase.CREATING) {
+      throw new RegionTooBusyException("group " + id + " is being created (or re-formed after its leader"
+          + " restarted); retry");
+    }
   }
 
   public static NotServingRegionException moving(GroupId id) {

@@ -173,6 +173,64 @@ class CrashRecoveryTest {
     cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer();
   }
 
+  /**
+   * A delete writes its {@code DELETING} record while the group's last commits are still on their way to HBase (here
+   * held 5 s by the shipper), but releases no row before they are there: a group that takes the rows over must load
+   * every commit of the deleted one. Another client tries to group the rows all along, and whenever it succeeds it
+   * must read the balances the deleted group committed, never the opening ones.
+   */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aDeletedGroupsRowsAreReleasedOnlyOnceItsCommitsAreInHBase() throws Exception {
+    List<byte[]> rows = TestRows.rows(200, 6); // over the three regions
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      for (byte[] row : rows) {
+        table.put(Accounts.balance(row, OPENING_BALANCE));
+      }
+    }
+    KeyGroup deleted = client.createGroup(GroupSpec.builder().id("leaving").leader(BANK, rows.get(0))
+        .members(BANK, rows).build());
+    for (int n = 1; n < rows.size(); n++) {
+      transfer(deleted, rows.get(n), rows.get(0), n); // unshipped for 5 s
+    }
+    Map<String, Long> committed = balancesInGroup(deleted, rows);
+    assertThat(committed).isNotEqualTo(balancesInHBase(rows));
+
+    var deleting = java.util.concurrent.CompletableFuture.runAsync(() -> {
+      try {
+        deleted.delete();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    KeyGroup next = null;
+    int refusals = 0;
+    while (next == null) { // every row of the group is refused until the delete releases it
+      try {
+        next = client.createGroup(GroupSpec.builder().id("arriving").leader(BANK, rows.get(1))
+            .members(BANK, rows).build());
+      } catch (org.gstore.client.GroupCreationException held) {
+        refusals++;
+      }
+    }
+    assertThat(balancesInGroup(next, rows)).as("the new group loads every commit of the deleted one")
+        .isEqualTo(committed);
+    deleting.get(1, TimeUnit.MINUTES);
+    assertThat(refusals).as("rows refused while the deleted group's commits were being shipped").isPositive();
+    next.delete();
+    assertThat(balancesInHBase(rows)).isEqualTo(committed);
+  }
+
+  private static Map<String, Long> balancesInHBase(List<byte[]> rows) throws Exception {
+    Map<String, Long> balances = new java.util.TreeMap<>();
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      for (byte[] row : rows) {
+        balances.put(Bytes.toString(row), Accounts.balance(table.get(new Get(row))));
+      }
+    }
+    return balances;
+  }
+
   /** Milliseconds from {@code since} until {@code served} first holds without throwing, polled every 20 ms. */
   private static long millisUntil(long since, java.util.concurrent.Callable<Boolean> served) {
     Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(20)).until(() -> {

@@ -108,8 +108,7 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
       if (authorizer.checksThisCall()) { // the members are only needed for the check: no round trip without it
         authorizer.requireGroup(awaitGroup(id).map(g -> g.members().keySet()).orElse(Set.of(id.leader())));
       }
-      server.transactions().release(id); // no more commits; all shipped; clock past the newest commit
-      Reply reply = await(new ClientRequest.Delete(request.getRequestId(), id));
+      Reply reply = await(request.getRequestId(), server.delete(new ClientRequest.Delete(request.getRequestId(), id)));
       DeleteGroupResponse.Builder b = DeleteGroupResponse.newBuilder();
       if (reply == null) {
         b.setOutcome(OutcomeProto.PENDING);
@@ -218,7 +217,10 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
    * caller has checked the leader row is here.
    */
   private Reply await(ClientRequest request) throws IOException {
-    CompletableFuture<Reply> future = server.submit(request);
+    return await(request.requestId(), server.submit(request));
+  }
+
+  private Reply await(String requestId, CompletableFuture<Reply> future) throws IOException {
     try {
       Reply reply = future.get(server.config().endpointWaitMillis(), TimeUnit.MILLISECONDS);
       if (reply.outcome() == Reply.Outcome.NOT_LEADER) {
@@ -227,7 +229,7 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
       }
       return reply;
     } catch (TimeoutException e) {
-      server.forget(request.requestId(), future);
+      server.forget(requestId, future);
       return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

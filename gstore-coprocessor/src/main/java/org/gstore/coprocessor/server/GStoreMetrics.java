@@ -91,6 +91,7 @@ public final class GStoreMetrics {
     volatile Supplier<Long> retryTimeoutMillis = () -> 0L;
     volatile Supplier<Integer> groupsLed = () -> 0;
     volatile Supplier<Integer> fencedRows = () -> 0;
+    volatile Supplier<Integer> deletesHeld = () -> 0;
     volatile UpdateShipper shipper;
     volatile org.gstore.coprocessor.recovery.PersistenceHeartbeat heartbeat;
     volatile org.gstore.coprocessor.wal.SharedWal wal;
@@ -104,6 +105,7 @@ public final class GStoreMetrics {
       Sources s = new Sources();
       gauge(r, "groupsLed", () -> (long) s.groupsLed.get());
       gauge(r, "rowsFenced", () -> (long) s.fencedRows.get());
+      gauge(r, "deletesAwaitingShipment", () -> (long) s.deletesHeld.get());
       gauge(r, "groupsCreated", () -> s.stats.get().groupsCreated());
       gauge(r, "groupsFailed", () -> s.stats.get().groupsFailed());
       gauge(r, "groupsDeleted", () -> s.stats.get().groupsDeleted());

@@ -92,6 +92,9 @@ public final class GStoreServer implements Closeable {
   private final RecoveryZnodes recoveryZnodes;
   private final PersistenceHeartbeat heartbeat;
   private final ScheduledExecutorService heartbeatThread;
+  private final ReleaseGate releaseGate = new ReleaseGate();
+  /** Retries the deletes whose commits did not reach HBase within the endpoint wait. */
+  private final ScheduledExecutorService releaseRetries;
   private final Map<String, List<CompletableFuture<Reply>>> waiters = new ConcurrentHashMap<>();
   private final Set<String> openRegions = ConcurrentHashMap.newKeySet();
   private final CompletableFuture<ProtocolNode> engine = new CompletableFuture<>();
@@ -161,11 +164,13 @@ public final class GStoreServer implements Closeable {
         config.endpointWaitMillis(), config.maxFutureMillis());
     this.loaderThread = Executors.newSingleThreadExecutor(daemon("gstore-loader-"));
     this.recoveryThread = Executors.newSingleThreadExecutor(daemon("gstore-recovery-"));
+    this.releaseRetries = Executors.newSingleThreadScheduledExecutor(daemon("gstore-release-"));
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
     gauges.stats = () -> engine.getNow(null) == null ? new ProtocolStats() : engine.getNow(null).stats();
     gauges.retryTimeoutMillis = () -> engine.getNow(null) == null ? 0L : engine.getNow(null).retryTimeoutMillis();
     gauges.groupsLed = () -> engine.getNow(null) == null ? 0 : engine.getNow(null).groupCount();
     gauges.fencedRows = hosted::fencedRows;
+    gauges.deletesHeld = releaseGate::heldGroups;
     gauges.shipper = shipper;
     gauges.heartbeat = heartbeat;
     gauges.wal = wal;
@@ -399,6 +404,40 @@ public final class GStoreServer implements Closeable {
     return reply;
   }
 
+  /**
+   * Deletes a group. Its commits stop first; the delete is then submitted at once, so that its {@code DELETING}
+   * record is written while the group's last commits are made durable in HBase, and the group's releases ({@code D})
+   * are held back until they are: a row is never released with a commit of its group missing from HBase. If that
+   * takes longer than the endpoint wait, it is retried in the background and the delete finishes by itself.
+   */
+  public CompletableFuture<Reply> delete(ClientRequest.Delete request) throws IOException {
+    Optional<TransactionManager.Release> release = transactions.stopCommits(request.group());
+    release.ifPresent(r -> releaseGate.hold(r.group()));
+    CompletableFuture<Reply> reply = submit(request);
+    release.ifPresent(this::finishRelease);
+    return reply;
+  }
+
+  /** Lets the group's releases go once its commits are durable in HBase; retried every second until they are. */
+  private void finishRelease(TransactionManager.Release release) {
+    try {
+      release.awaitDurable();
+      releaseGate.open(release.group(), self).forEach(this::send);
+      return;
+    } catch (IOException e) {
+      LOG.warn("G-Store holds the releases of deleted group {} until its commits are in HBase ({}); retrying",
+          release.group(), e.getMessage());
+    } catch (RuntimeException e) { // NOPMD: neither the end of the retry thread nor a release held for good
+      LOG.error("G-Store failed to finish the delete of {}; retrying", release.group(), e);
+    }
+    try {
+      releaseRetries.schedule(() -> finishRelease(release), 1, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      // the WAL keeps the commits; the leader region's next host sends the releases, after replaying it if need be
+      LOG.debug("G-Store is closing: the releases of {} are left to the leader region's next host", release.group());
+    }
+  }
+
   /** Stops waiting for an answer (the caller gave up; a retry with the same request id waits anew). */
   public void forget(String requestId, CompletableFuture<Reply> reply) {
     List<CompletableFuture<Reply>> list = waiters.get(requestId);
@@ -444,7 +483,11 @@ public final class GStoreServer implements Closeable {
     onProtocolThread(engine -> engine.receive(d, now()));
   }
 
-  private void send(Datagram d) {
+  private void send(Datagram unfiltered) {
+    Datagram d = releaseGate.pass(unfiltered);
+    if (d == null) {
+      return;
+    }
     InetSocketAddress to = peers.addressOf(d.to());
     if (to == null) {
       // the server is gone or runs no G-Store region: its keys moved; look them up afresh for the retries
@@ -538,6 +581,9 @@ public final class GStoreServer implements Closeable {
     }
     if (recoveryThread != null) {
       recoveryThread.shutdownNow();
+    }
+    if (releaseRetries != null) {
+      releaseRetries.shutdownNow();
     }
     writer.close();
     tables.close();

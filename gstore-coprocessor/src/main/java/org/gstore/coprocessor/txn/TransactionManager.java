@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.Columns;
 import org.gstore.common.wire.DatagramCodec;
@@ -212,18 +214,37 @@ public final class TransactionManager {
   }
 
   /**
-   * Ends transactions on a group about to be deleted: no more commits, everything committed shipped to HBase,
-   * and the clock past the newest commit, so plain writes made after the delete win over the group's. Waits at
-   * most the endpoint wait for each; the caller retries.
+   * Stops commits on a group about to be deleted: every later commit is refused, every earlier one is in the WAL
+   * and handed to the shipper. Empty if this server has no cache of the group (nothing committed since it loaded).
+   * The group's rows must not be released before {@link Release#awaitDurable()} returns.
    */
-  public void release(GroupId id) throws IOException {
-    GroupCache cache = caches.release(id);
-    if (cache == null) {
-      return;
+  public Optional<Release> stopCommits(GroupId id) throws IOException {
+    return Optional.ofNullable(caches.release(id)).map(Release::new);
+  }
+
+  /** A group whose commits were stopped, on its way to being deleted. */
+  public final class Release {
+    private final GroupCache cache;
+
+    private Release(GroupCache cache) {
+      this.cache = cache;
     }
-    shipper.drain(cache.group, waitMillis);
-    awaitClockPast(cache);
-    caches.forget(cache);
+
+    /** The incarnation whose commits were stopped. */
+    public GroupRef group() {
+      return cache.group;
+    }
+
+    /**
+     * Waits until everything the group committed is shipped to HBase and persisted there, and this server's clock
+     * is past its newest commit, so plain writes made after the delete win over the group's. Waits at most the
+     * endpoint wait; may be called again after a failure.
+     */
+    public void awaitDurable() throws IOException {
+      shipper.drain(cache.group, waitMillis);
+      awaitClockPast(cache);
+      caches.forget(cache);
+    }
   }
 
   private void awaitClockPast(GroupCache cache) throws IOException {

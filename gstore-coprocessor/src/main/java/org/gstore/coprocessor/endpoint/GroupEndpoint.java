@@ -108,7 +108,8 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
       if (authorizer.checksThisCall()) { // the members are only needed for the check: no round trip without it
         authorizer.requireGroup(awaitGroup(id).map(g -> g.members().keySet()).orElse(Set.of(id.leader())));
       }
-      Reply reply = await(request.getRequestId(), server.delete(new ClientRequest.Delete(request.getRequestId(), id)));
+      ClientRequest.Delete delete = new ClientRequest.Delete(request.getRequestId(), id);
+      Reply reply = await(delete.requestId(), server.delete(delete));
       DeleteGroupResponse.Builder b = DeleteGroupResponse.newBuilder();
       if (reply == null) {
         b.setOutcome(OutcomeProto.PENDING);

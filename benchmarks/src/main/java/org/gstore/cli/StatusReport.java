@@ -20,6 +20,8 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.recovery.ClaimStore;
+import org.gstore.coprocessor.recovery.LogId;
 import org.gstore.coprocessor.recovery.RecoveryZnodes;
 import org.gstore.coprocessor.recovery.WalRecovery;
 
@@ -40,13 +42,13 @@ final class StatusReport {
     try {
       RecoveryZnodes znodes = new RecoveryZnodes(() -> zk, parent, ZooDefs.Ids.OPEN_ACL_UNSAFE);
       Set<String> live = znodes.liveServers();
-      Map<String, Long> flushed = znodes.flushed();
+      Map<String, ClaimStore.Flushed> flushed = znodes.flushed();
       Map<String, Map<String, Long>> claims = znodes.claims();
       Set<String> replaying = znodes.recoveriesInProgress();
       Path root = GStoreConfig.walRoot(conf);
       FileSystem fs = root.getFileSystem(conf);
       Map<String, String> states = new TreeMap<>();
-      Map<String, Path> walDirs = new TreeMap<>();
+      Map<String, List<Path>> walDirs = new TreeMap<>();
       live.forEach(s -> states.put(s, "alive"));
       flushed.keySet().forEach(s -> states.putIfAbsent(s, "dead"));
       claims.keySet().forEach(s -> states.putIfAbsent(s, "dead"));
@@ -55,32 +57,38 @@ final class StatusReport {
           String name = dir.getPath().getName();
           int recovered = name.indexOf(WalRecovery.RECOVERED);
           if (recovered > 0) {
-            states.put(name.substring(0, recovered), "dead, WAL replayed");
+            states.putIfAbsent(LogId.serverOf(name.substring(0, recovered)), "dead, WAL replayed");
           } else if (name.endsWith(WalRecovery.RECOVERING)) {
-            String server = name.substring(0, name.length() - WalRecovery.RECOVERING.length());
-            states.put(server, "dead, WAL being replayed");
-            walDirs.put(server, dir.getPath());
+            String server = LogId.serverOf(name.substring(0, name.length() - WalRecovery.RECOVERING.length()));
+            states.put(server, live.contains(server) ? "alive" : "dead, WAL being replayed");
+            walDirs.computeIfAbsent(server, s -> new ArrayList<>()).add(dir.getPath());
           } else {
-            states.putIfAbsent(name, "dead, WAL not replayed yet");
-            walDirs.put(name, dir.getPath());
+            String server = LogId.serverOf(name);
+            states.putIfAbsent(server, "dead, WAL not replayed yet");
+            walDirs.computeIfAbsent(server, s -> new ArrayList<>()).add(dir.getPath());
           }
         }
       }
-      replaying.forEach(s -> states.put(s, "dead, WAL being replayed"));
+      replaying.forEach(log -> states.put(LogId.serverOf(log), "dead, WAL being replayed"));
       List<Server> servers = new ArrayList<>();
       for (Map.Entry<String, String> e : states.entrySet()) {
         String server = e.getKey();
+        ClaimStore.Flushed log = flushed.get(server);
         long persisted = Long.MAX_VALUE;
         for (Map.Entry<String, Map<String, Long>> claim : claims.entrySet()) {
           if (live.contains(claim.getKey())) {
-            persisted = Math.min(persisted, claim.getValue().getOrDefault(server, -1L));
+            persisted = Math.min(persisted, log == null ? -1L : claim.getValue().getOrDefault(log.log(), -1L));
           }
         }
-        Path dir = walDirs.get(server);
-        ContentSummary wal = dir == null ? null : fs.getContentSummary(dir);
-        servers.add(new Server(server, e.getValue(), flushed.getOrDefault(server, -1L),
-            persisted == Long.MAX_VALUE ? -1 : persisted, wal == null ? 0 : (int) wal.getFileCount(),
-            wal == null ? 0 : wal.getLength()));
+        int files = 0;
+        long bytes = 0;
+        for (Path dir : walDirs.getOrDefault(server, List.of())) {
+          ContentSummary wal = fs.getContentSummary(dir);
+          files += (int) wal.getFileCount();
+          bytes += wal.getLength();
+        }
+        servers.add(new Server(server, e.getValue(), log == null ? -1L : log.shippedThrough(),
+            persisted == Long.MAX_VALUE ? -1 : persisted, files, bytes));
       }
       return servers;
     } finally {

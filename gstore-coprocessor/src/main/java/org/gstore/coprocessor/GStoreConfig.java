@@ -33,6 +33,7 @@ public record GStoreConfig(
     boolean walHsync,
     long snapshotRetentionMillis,
     long maxFutureMillis,
+    long maxCommitBytes,
     int maxGroupIdChars,
     int maxRowBytes,
     Durability shipperDurability,
@@ -57,6 +58,10 @@ public record GStoreConfig(
   public static final String WAL_HSYNC = "gstore.wal.hsync";
   public static final String SNAPSHOT_RETENTION_MS = "gstore.txn.snapshot.retention.ms";
   public static final String TXN_MAX_FUTURE_MS = "gstore.txn.max.future.ms";
+  /** The largest commit (its writes, serialized) a transaction may make; larger ones are refused before logging. */
+  public static final String TXN_MAX_COMMIT_BYTES = "gstore.txn.max.commit.bytes";
+  /** Room a WAL record needs besides its writes (group name, leader row, transaction id, field tags). */
+  static final int WAL_RECORD_OVERHEAD_BYTES = 64 << 10;
   public static final String GROUP_MAX_ID_CHARS = "gstore.group.max.id.chars";
   public static final String GROUP_MAX_ROW_BYTES = "gstore.group.max.row.bytes";
   public static final String SHIPPER_DURABILITY = "gstore.shipper.durability";
@@ -112,6 +117,9 @@ public record GStoreConfig(
         bool(conf, WAL_HSYNC),
         longIn(conf, SNAPSHOT_RETENTION_MS, 60_000, 0, 3_600_000),
         longIn(conf, TXN_MAX_FUTURE_MS, 60_000, 0, 3_600_000),
+        // a commit must fit one WAL frame, which the reader caps: a larger one could be logged but never replayed
+        longIn(conf, TXN_MAX_COMMIT_BYTES, 32L << 20, 1_024,
+            org.gstore.common.wal.WalFormat.MAX_PAYLOAD - WAL_RECORD_OVERHEAD_BYTES),
         maxIdChars,
         maxRowBytes,
         durability(conf),

@@ -112,7 +112,9 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
 
   @Override
   public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
-    if (server != null && !abortRequested) {
+    if (server != null && abortRequested) {
+      server.aborting(); // its regions close without flushing: what it was shipped may be lost
+    } else if (server != null) {
       server.regionClosing(env.getRegionInfo());
     }
   }

@@ -36,7 +36,9 @@ import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.coprocessor.GStoreConfig;
-import org.gstore.coprocessor.wal.WalPrinter;
+import org.gstore.coprocessor.recovery.LogId;
+import org.gstore.coprocessor.recovery.WalRecovery;
+import org.gstore.coprocessor.wal.WalFiles;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -99,7 +101,8 @@ class CrashRecoveryTest {
     assertThat(balancesInGroup(g, rows)).isEqualTo(acknowledged);
     assertThat(recoveredRecords(fs, walRoot, dead)).filteredOn(r -> r.getGroup().getName().equals("survivor"))
         .extracting(WalRecordProto::getTxnId).contains("retried-across-the-crash").hasSize(7);
-    assertThat(fs.exists(new Path(walRoot, dead.getServerName()))).as("fenced and replayed").isFalse();
+    assertThat(fs.listStatus(walRoot)).extracting(d -> d.getPath().getName())
+        .filteredOn(name -> LogId.serverOf(name).equals(dead.getServerName())).as("fenced and replayed").isEmpty();
     // a commit retried across the crash gets its first outcome, not a second application or a false conflict
     CommitResponse retried = commitRaw(rows.get(0), lastCommit);
     assertThat(retried.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
@@ -266,9 +269,11 @@ class CrashRecoveryTest {
       throws Exception {
     List<WalRecordProto> records = new ArrayList<>();
     for (FileStatus dir : fs.listStatus(walRoot)) {
-      if (dir.getPath().getName().startsWith(dead.getServerName() + ".recovered-")) {
-        for (Path file : WalPrinter.files(fs, dir.getPath())) {
-          records.addAll(WalPrinter.read(fs, file).records());
+      String name = dir.getPath().getName();
+      int recovered = name.indexOf(WalRecovery.RECOVERED);
+      if (recovered > 0 && LogId.serverOf(name.substring(0, recovered)).equals(dead.getServerName())) {
+        for (Path file : WalFiles.files(fs, dir.getPath())) {
+          records.addAll(WalFiles.read(fs, file).records());
         }
       }
     }

@@ -38,7 +38,7 @@ import org.gstore.client.NotGroupMemberException;
 import org.gstore.client.RowKey;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
-import org.gstore.coprocessor.wal.WalPrinter;
+import org.gstore.coprocessor.wal.WalFiles;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -329,8 +329,8 @@ class TransactionsTest {
     FileSystem fs = CommonFSUtils.getRootDir(cluster.getConfiguration()).getFileSystem(cluster.getConfiguration());
     Path walRoot = new Path(CommonFSUtils.getRootDir(cluster.getConfiguration()), "gstore-wal");
     Set<Long> inWal = new HashSet<>();
-    for (Path file : WalPrinter.files(fs, walRoot)) {
-      WalPrinter.read(fs, file).records().forEach(rec -> inWal.add(rec.getCommitTs() * 1_000
+    for (Path file : WalFiles.files(fs, walRoot)) {
+      WalFiles.read(fs, file).records().forEach(rec -> inWal.add(rec.getCommitTs() * 1_000
           + Math.floorMod(rec.getGroup().getName().hashCode(), 1_000)));
     }
     assertThat(inWal).containsAll(acknowledged);
@@ -339,24 +339,24 @@ class TransactionsTest {
     }
 
     // A log cut mid-record, as a crash leaves it, is read up to the tear.
-    Path full = WalPrinter.files(fs, walRoot).stream()
+    Path full = WalFiles.files(fs, walRoot).stream()
         .filter(f -> uncheckedRead(fs, f).records().size() >= 3).findFirst().orElseThrow();
-    WalPrinter.Contents whole = WalPrinter.read(fs, full);
+    WalFiles.Contents whole = WalFiles.read(fs, full);
     Path torn = new Path(walRoot.getParent(), "torn-copy.wal");
     long cut = whole.validBytes() - 5;
     try (java.io.InputStream in = fs.open(full); java.io.OutputStream out = fs.create(torn, true)) {
       byte[] bytes = in.readNBytes((int) cut);
       out.write(bytes);
     }
-    WalPrinter.Contents read = WalPrinter.read(fs, torn);
+    WalFiles.Contents read = WalFiles.read(fs, torn);
     assertThat(read.records()).isEqualTo(whole.records().subList(0, whole.records().size() - 1));
     assertThat(read.stoppedBecause()).contains("torn");
     fs.delete(torn, false);
   }
 
-  private static WalPrinter.Contents uncheckedRead(FileSystem fs, Path file) {
+  private static WalFiles.Contents uncheckedRead(FileSystem fs, Path file) {
     try {
-      return WalPrinter.read(fs, file);
+      return WalFiles.read(fs, file);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }

@@ -29,6 +29,7 @@ import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Uid;
+import org.gstore.common.wal.WalFormat;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
@@ -40,6 +41,7 @@ import org.gstore.coprocessor.recovery.RecoveryZnodes;
 import org.gstore.coprocessor.recovery.WalRecovery;
 import org.gstore.coprocessor.wal.CommitApplier;
 import org.gstore.coprocessor.wal.SharedWal;
+import org.gstore.coprocessor.wal.WalFiles;
 import org.gstore.coprocessor.wal.WalMetrics;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.Test;
@@ -137,6 +139,39 @@ class WalRecoveryTest {
         assertThat(replayed).isTrue();
       } finally {
         second.close();
+      }
+    }
+  }
+
+  @Test
+  void aCorruptRecordBeforeTheTailStopsTheReplayLoudlyInsteadOfSkippingWhatFollows(GStoreMiniCluster cluster)
+      throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Path root = GStoreConfig.walRoot(conf);
+    String dead = "corrupt.example.com,16020,4";
+    GroupRef group = group("corrupt-wal-group");
+    Path dir = new Path(root, dead);
+    try (FileSystem fs = FileSystem.newInstance(root.toUri(), conf)) {
+      byte[] second = WalFormat.frame(record(group, "acknowledged-2", null));
+      second[second.length - 1] ^= 0x01; // a complete record that no longer reads back
+      try (var out = fs.create(new Path(new Path(dir, "stream-0"), String.format("%020d.wal", 1)))) {
+        out.write(WalFormat.frame(record(group, "acknowledged-1", null)));
+        out.write(second);
+        out.write(WalFormat.frame(record(group, "acknowledged-3", null)));
+      }
+      ZooKeeper zk = session(conf);
+      try {
+        WalRecovery recovery = recovery(cluster, fs, zk);
+        assertThatThrownBy(recovery::recoverDeadServers).isInstanceOf(WalFiles.CorruptWalException.class)
+            .hasMessageContaining("checksum mismatch").hasMessageContaining("after 1 records");
+        assertThat(fs.exists(new Path(root, dead + WalRecovery.RECOVERING))).as("left fenced, not marked done")
+            .isTrue();
+        assertThat(recovery.committedTxns(group)).isEmpty();
+      } finally {
+        zk.close();
+        // the region servers of this shared cluster run recovery passes too: they must not wait on it after us
+        fs.delete(new Path(root, dead + WalRecovery.RECOVERING), true);
+        fs.delete(dir, true);
       }
     }
   }

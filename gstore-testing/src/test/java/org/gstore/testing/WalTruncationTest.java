@@ -19,7 +19,8 @@ import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
 import org.gstore.coprocessor.GStoreConfig;
-import org.gstore.coprocessor.wal.WalPrinter;
+import org.gstore.coprocessor.server.GStoreServer;
+import org.gstore.coprocessor.wal.WalFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -46,7 +47,7 @@ class WalTruncationTest {
           .members(TABLE, rows).build());
       ServerName leader = TestRegions.hostOf(cluster, TABLE, rows.get(0));
       FileSystem fs = cluster.getTestingUtility().getTestFileSystem();
-      Path walDir = new Path(GStoreConfig.walRoot(cluster.getConfiguration()), leader.getServerName());
+      Path walDir = new Path(GStoreConfig.walRoot(cluster.getConfiguration()), GStoreServer.on(leader).log());
 
       byte[] padding = new byte[2_048]; // 400 commits of 2 KiB: about 13 files of 64 KiB
       int mostFiles = 0;
@@ -56,13 +57,13 @@ class WalTruncationTest {
           txn.put(TABLE, new Put(rows.get(n % rows.size())).addColumn(CF, Q, Bytes.add(Bytes.toBytes(n), padding)));
           return null;
         });
-        mostFiles = Math.max(mostFiles, WalPrinter.files(fs, walDir).size());
+        mostFiles = Math.max(mostFiles, WalFiles.files(fs, walDir).size());
       }
       System.out.printf("WAL truncation: at most %d files during %d commits of 2 KiB with 64 KiB files%n",
           mostFiles, COMMITS);
       assertThat(mostFiles).as("files were deleted during the run").isLessThan(10);
       Awaitility.await().atMost(Duration.ofSeconds(30))
-          .until(() -> WalPrinter.files(fs, walDir).size() <= 2);
+          .until(() -> WalFiles.files(fs, walDir).size() <= 2);
 
       // what is left is enough: the leader crashes, and the group has every commit at its next host
       cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer();

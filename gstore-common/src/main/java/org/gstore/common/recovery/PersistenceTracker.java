@@ -16,7 +16,10 @@ import java.util.Set;
  * <p>What a log may forget (the shipper's copy of a shipped commit, a WAL file) is what every server that could
  * hold its writes has persisted: {@link #persistedThrough} is the minimum over the <em>known</em> servers. A
  * server registers (publishes an empty claim) before it takes any shipped write, and stays known from the first
- * heartbeat that sees its claim until the leader has shipped again whatever it may have lost ({@link #forget}).
+ * heartbeat that sees its claim until the leader has shipped again whatever it may have lost ({@link #forget}),
+ * or until it unregisters: a live server whose claim is gone stopped G-Store cleanly, every region it held closed
+ * with its memstore flushed, so it holds nothing back (a server that stops G-Store and keeps running must not pin
+ * every leader's threshold).
  * Live servers that never registered (they host no G-Store region, so take no shipped write) do not count.
  *
  * <p>Each heartbeat reports the servers that died since the last one ({@link Death}: their last claim, so that
@@ -66,7 +69,9 @@ public final class PersistenceTracker {
       }
     }
     for (String server : new ArrayList<>(known)) {
-      if (!live.contains(server) && dead.add(server)) {
+      if (live.contains(server) && !published.containsKey(server)) {
+        forget(server); // unregistered: it stopped G-Store cleanly, its regions flushed what it was shipped
+      } else if (!live.contains(server) && dead.add(server)) {
         deaths.add(new Death(server, claims.getOrDefault(server, Map.of())));
       }
     }

@@ -45,4 +45,17 @@ class PersistenceTrackerTest {
     assertThat(tracker.heartbeat(Set.of("a"), Map.of("a", Map.of()), 5_000).shipEverythingAgain()).isFalse();
     assertThat(tracker.heartbeat(Set.of("a"), Map.of("a", Map.of()), 20_000).shipEverythingAgain()).isTrue();
   }
+
+  @Test
+  void aLiveServerThatUnregisteredNoLongerHoldsAnythingBack() {
+    tracker.heartbeat(Set.of("a", "stopped"), Map.of("a", Map.of("L", 9L), "stopped", Map.of("L", 2L)), 0);
+    assertThat(tracker.persistedThrough("L")).isEqualTo(2);
+    // G-Store stopped cleanly on "stopped" (its regions flushed); the region server itself runs on
+    PersistenceTracker.Heartbeat hb = tracker.heartbeat(Set.of("a", "stopped"), Map.of("a", Map.of("L", 9L)), 100);
+    assertThat(hb.deaths()).isEmpty();
+    assertThat(tracker.persistedThrough("L")).isEqualTo(9);
+    // G-Store starts there again: it counts again, from its new empty claim
+    tracker.heartbeat(Set.of("a", "stopped"), Map.of("a", Map.of("L", 9L), "stopped", Map.of()), 200);
+    assertThat(tracker.persistedThrough("L")).isEqualTo(-1);
+  }
 }

@@ -69,8 +69,8 @@ class WalFormatTest {
       assertThat(read).as("cut at %d", cut).hasSize(complete);
       assertThat(reader.offset()).isEqualTo(complete == 0 ? 0 : ends[complete - 1]);
       boolean clean = cut == 0 || (complete > 0 && ends[complete - 1] == cut);
-      assertThat(reader.stoppedBecause()).as("cut at %d", cut)
-          .satisfies(why -> assertThat(why.equals("end of log")).isEqualTo(clean));
+      assertThat(reader.stop()).as("cut at %d", cut)
+          .isEqualTo(clean ? WalFormat.Stop.END : WalFormat.Stop.TORN_TAIL);
     }
   }
 
@@ -83,5 +83,23 @@ class WalFormatTest {
     WalFormat.Reader reader = new WalFormat.Reader(new ByteArrayInputStream(log));
     assertThat(readAll(reader)).hasSize(2);
     assertThat(reader.stoppedBecause()).contains("checksum mismatch at offset " + third);
+    assertThat(reader.stop()).isEqualTo(WalFormat.Stop.CORRUPT);
+  }
+
+  @Test
+  void aFrameLongerThanTheFormatAllowsIsCorruptionNotATornTail() throws Exception {
+    byte[] log = log(payloads(3));
+    byte[] huge = java.nio.ByteBuffer.allocate(8 + 16).putInt(WalFormat.MAX_PAYLOAD + 1).putInt(0).array();
+    byte[] both = Arrays.copyOf(log, log.length + huge.length);
+    System.arraycopy(huge, 0, both, log.length, huge.length);
+    WalFormat.Reader reader = new WalFormat.Reader(new ByteArrayInputStream(both));
+    assertThat(readAll(reader)).hasSize(3);
+    assertThat(reader.stop()).isEqualTo(WalFormat.Stop.CORRUPT);
+  }
+
+  @Test
+  void theWriterRefusesAPayloadNoReaderWouldAccept() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> WalFormat.frame(new byte[WalFormat.MAX_PAYLOAD + 1]))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("above the format's limit");
   }
 }

@@ -1,7 +1,10 @@
 package org.gstore.coprocessor.recovery;
 
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntToLongFunction;
+import java.util.function.LongSupplier;
 import org.gstore.common.recovery.PersistenceTracker;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
@@ -32,11 +35,18 @@ public final class PersistenceHeartbeat implements Runnable {
     void syncAll() throws IOException;
   }
 
+  /** Deletes the leader's WAL files that no replay needs ({@link SharedWal#truncate}). */
+  public interface WalTruncation {
+    int truncate(IntToLongFunction neededAbove, long retainMillis) throws IOException;
+  }
+
   private final String self;
-  private final RecoveryZnodes znodes;
+  private final String log;
+  private final ClaimStore znodes;
   private final WalSync walSync;
   private final UpdateShipper shipper;
-  private final SharedWal wal;
+  private final WalTruncation wal;
+  private final LongSupplier clock;
   private final PersistenceTracker tracker;
   private final long retainMillis;
   private volatile long persistedThrough = -1;
@@ -46,14 +56,20 @@ public final class PersistenceHeartbeat implements Runnable {
   private Map<String, Long> claimed;
   private long published = Long.MIN_VALUE;
 
-  /** @param retainMillis how long dead servers' claims and closed WAL files are kept */
-  public PersistenceHeartbeat(String self, RecoveryZnodes znodes, WalSync walSync, UpdateShipper shipper,
-      SharedWal wal, long retainMillis) {
+  /**
+   * @param self this region server's name: its claims
+   * @param log this G-Store instance's {@link LogId}: what its shipper's numbers are claimed under
+   * @param retainMillis how long dead servers' claims and closed WAL files are kept
+   */
+  public PersistenceHeartbeat(String self, String log, ClaimStore znodes, WalSync walSync, UpdateShipper shipper,
+      WalTruncation wal, LongSupplier clock, long retainMillis) {
     this.self = self;
+    this.log = log;
     this.znodes = znodes;
     this.walSync = walSync;
     this.shipper = shipper;
     this.wal = wal;
+    this.clock = clock;
     this.retainMillis = retainMillis;
     this.tracker = new PersistenceTracker(retainMillis);
   }
@@ -72,7 +88,8 @@ public final class PersistenceHeartbeat implements Runnable {
   }
 
   private void beat() throws IOException {
-    Map<String, Long> flushed = znodes.flushed();
+    Map<String, Long> flushed = new HashMap<>();
+    znodes.flushed().values().forEach(f -> flushed.put(f.log(), f.shippedThrough()));
     if (!flushed.equals(claimed)) { // ZooKeeper writes are synced to its disk: none when nothing changed
       walSync.syncAll();
       znodes.publishClaim(self, flushed);
@@ -80,13 +97,12 @@ public final class PersistenceHeartbeat implements Runnable {
     }
     long shippedThrough = shipper.shippedThrough();
     if (shippedThrough != published) {
-      znodes.publishFlushed(self, shippedThrough);
+      znodes.publishFlushed(self, new ClaimStore.Flushed(log, shippedThrough));
       published = shippedThrough;
     }
-    PersistenceTracker.Heartbeat hb = tracker.heartbeat(znodes.liveServers(), znodes.claims(),
-        System.currentTimeMillis());
+    PersistenceTracker.Heartbeat hb = tracker.heartbeat(znodes.liveServers(), znodes.claims(), clock.getAsLong());
     for (PersistenceTracker.Death death : hb.deaths()) {
-      int again = shipper.shipAgainAbove(death.persistedThrough(self));
+      int again = shipper.shipAgainAbove(death.persistedThrough(log));
       deathsSeen++;
       if (again > 0) {
         LOG.info("G-Store ships {} commits again: region server {} died before persisting them", again,
@@ -99,7 +115,7 @@ public final class PersistenceHeartbeat implements Runnable {
       LOG.warn("G-Store persistence heartbeats stalled for longer than {} ms: shipping {} unpersisted commits"
           + " again, in case a server came and went meanwhile", retainMillis, again);
     }
-    persistedThrough = tracker.persistedThrough(self);
+    persistedThrough = tracker.persistedThrough(log);
     shipper.forgetPersistedThrough(persistedThrough);
     walFilesDeleted += wal.truncate(shipper::walNeededAbove, retainMillis);
   }

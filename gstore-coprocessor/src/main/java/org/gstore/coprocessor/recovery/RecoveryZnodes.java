@@ -19,16 +19,17 @@ import org.apache.zookeeper.data.ACL;
  * <pre>
  *   &lt;parent&gt;/rs/&lt;server&gt;                    HBase's own: the live region servers (a server whose znode is gone
  *                                          is dead to HBase, which then reassigns its regions)
- *   &lt;parent&gt;/gstore/flushed/&lt;server&gt;        T_F of the server's shipper: its last shipment HBase acknowledged
- *   &lt;parent&gt;/gstore/persisted/&lt;server&gt;      T_P claimed by the server: "leader=shipment" lines, the T_F values
+ *   &lt;parent&gt;/gstore/flushed/&lt;server&gt;        T_F of the server's shipper: "log=shipment", its last shipment HBase
+ *                                          acknowledged and the {@link LogId} of the G-Store instance shipping
+ *   &lt;parent&gt;/gstore/persisted/&lt;server&gt;      T_P claimed by the server: "log=shipment" lines, the T_F values
  *                                          it read before its last WAL sync; created empty when G-Store starts
  *                                          there, before it takes any write; kept after it dies, until its
- *                                          recovered WAL is deleted
+ *                                          recovered WAL is deleted; deleted when G-Store stops there cleanly
  *   &lt;parent&gt;/gstore/recovery/&lt;server&gt;       ephemeral lock of whoever replays a dead server's WAL
  * </pre>
  * The session is the server's own (its peer registration), so the lock dies with the server.
  */
-public final class RecoveryZnodes {
+public final class RecoveryZnodes implements ClaimStore {
   private final Supplier<ZooKeeper> session;
   private final String rsPath;
   private final String flushedPath;
@@ -45,34 +46,46 @@ public final class RecoveryZnodes {
     this.acl = acl;
   }
 
-  /** The region servers HBase currently counts as alive, by server name ({@code host,port,startcode}). */
+  @Override
   public Set<String> liveServers() throws IOException {
     return call(() -> new HashSet<>(zk().getChildren(rsPath, false)));
   }
 
-  /** Registers {@code server} as one whose claim counts, claiming nothing yet. */
+  @Override
   public void register(String server) throws IOException {
     publishClaim(server, Map.of());
   }
 
-  public void publishFlushed(String server, long shippedThrough) throws IOException {
-    put(flushedPath + "/" + server, Long.toString(shippedThrough));
+  @Override
+  public void unregister(String server) throws IOException {
+    forget(server);
   }
 
-  /** T_F of every server that published one. */
-  public Map<String, Long> flushed() throws IOException {
-    Map<String, Long> flushed = new HashMap<>();
-    readAll(flushedPath).forEach((server, text) -> flushed.put(server, parseLong(text.trim())));
+  @Override
+  public void publishFlushed(String server, Flushed flushed) throws IOException {
+    put(flushedPath + "/" + server, flushed.log() + "=" + flushed.shippedThrough());
+  }
+
+  @Override
+  public Map<String, Flushed> flushed() throws IOException {
+    Map<String, Flushed> flushed = new HashMap<>();
+    readAll(flushedPath).forEach((server, text) -> {
+      String line = text.trim();
+      int eq = line.lastIndexOf('=');
+      flushed.put(server, eq < 0 ? new Flushed(server, parseLong(line)) // written before logs had instances
+          : new Flushed(line.substring(0, eq), parseLong(line.substring(eq + 1))));
+    });
     return flushed;
   }
 
+  @Override
   public void publishClaim(String server, Map<String, Long> claim) throws IOException {
     StringBuilder text = new StringBuilder();
-    claim.forEach((leader, through) -> text.append(leader).append('=').append(through).append('\n'));
+    claim.forEach((log, through) -> text.append(log).append('=').append(through).append('\n'));
     put(persistedPath + "/" + server, text.toString());
   }
 
-  /** The T_P claim of every registered server, live or dead. */
+  @Override
   public Map<String, Map<String, Long>> claims() throws IOException {
     Map<String, Map<String, Long>> claims = new HashMap<>();
     readAll(persistedPath).forEach((server, text) -> {

@@ -18,8 +18,10 @@ import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.coprocessor.wal.CommitApplier;
+import org.gstore.coprocessor.wal.CommitSink;
+import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper.Shipment;
-import org.gstore.coprocessor.wal.WalPrinter;
+import org.gstore.coprocessor.wal.WalFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,31 +60,35 @@ public final class WalRecovery {
 
   private final FileSystem fs;
   private final Path root;
-  private final String self;
+  private final String selfLog;
+  private final String selfServer;
   private final RecoveryZnodes coordination;
-  private final CommitApplier applier;
+  private final CommitSink applier;
   private final long retainMillis;
   /** Transaction outcomes per recovered directory: group → transaction id → commit timestamp. */
   private final Map<String, Map<GroupRef, Map<String, Long>>> outcomes = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   /**
-   * @param root the directory holding every region server's log directory
-   * @param self this server's name: its own log is never recovered here
+   * @param root the directory holding every G-Store instance's log directory, named by its {@link LogId}
+   * @param selfLog this instance's log: never recovered here. The logs of earlier instances on this same server
+   *     (G-Store stopped here and started again) are, like dead servers' logs
    */
-  public WalRecovery(FileSystem fs, Path root, String self, RecoveryZnodes znodes, CommitApplier applier,
+  public WalRecovery(FileSystem fs, Path root, String selfLog, RecoveryZnodes znodes, CommitSink applier,
       long retainMillis) {
     this.fs = fs;
     this.root = root;
-    this.self = self;
+    this.selfLog = selfLog;
+    this.selfServer = LogId.serverOf(selfLog);
     this.coordination = znodes;
     this.applier = applier;
     this.retainMillis = retainMillis;
   }
 
   /**
-   * Replays the log of every dead server, and returns once each is replayed (here or by another server). Then
-   * {@link #committedTxns} knows the transactions of every recovered log.
+   * Replays the log of every dead server, and of every earlier G-Store instance on this server, and returns once
+   * each is replayed (here or by another server). Then {@link #committedTxns} knows the transactions of every
+   * recovered log.
    */
   public synchronized Pass recoverDeadServers() throws IOException {
     long start = System.currentTimeMillis();
@@ -92,15 +98,17 @@ public final class WalRecovery {
       Set<String> live = coordination.liveServers();
       for (FileStatus dir : fs.listStatus(root)) {
         String name = dir.getPath().getName();
-        String server = name.endsWith(RECOVERING) ? name.substring(0, name.length() - RECOVERING.length()) : name;
-        if (!dir.isDirectory() || name.contains(RECOVERED) || server.equals(self) || live.contains(server)) {
+        String log = name.endsWith(RECOVERING) ? name.substring(0, name.length() - RECOVERING.length()) : name;
+        String server = LogId.serverOf(log);
+        boolean anotherLiveInstance = live.contains(server) && !server.equals(selfServer);
+        if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog) || anotherLiveInstance) {
           continue;
         }
-        if (recover(server, counts)) {
+        if (recover(log, counts)) {
           servers++;
         }
       }
-      learnOutcomesAndForgetOld();
+      learnOutcomesAndForgetOld(live);
     }
     return new Pass(servers, counts[0], counts[1], System.currentTimeMillis() - start);
   }
@@ -118,7 +126,7 @@ public final class WalRecovery {
     closed = true;
   }
 
-  /** Recovers one dead server's log under its lock, or waits for whoever holds it; true if this pass replayed. */
+  /** Recovers one log under its lock, or waits for whoever holds it; true if this pass replayed. */
   private boolean recover(String server, long[] counts) throws IOException {
     while (fs.exists(new Path(root, server)) || fs.exists(new Path(root, server + RECOVERING))) {
       if (coordination.tryLock(server)) {
@@ -143,19 +151,23 @@ public final class WalRecovery {
       return false; // another server finished it between our check and our lock
     }
     long start = System.currentTimeMillis();
-    List<Path> files = WalPrinter.files(fs, fenced);
+    List<Path> files = WalFiles.files(fs, fenced);
     for (Path f : files) {
       recoverLease(f);
     }
     Map<GroupRef, Map<String, Long>> txns = new HashMap<>();
     long replayed = 0;
     long skipped = 0;
+    // an instance that stopped cleanly with nothing held had every commit persisted in HBase: nothing to write
+    boolean persisted = fs.exists(new Path(fenced, SharedWal.CLOSED_CLEANLY));
     for (Path f : files) {
-      WalPrinter.Contents contents = WalPrinter.read(fs, f);
       List<Shipment> batch = new ArrayList<>();
-      for (WalRecordProto r : contents.records()) {
+      for (WalRecordProto r : WalFiles.readForReplay(fs, f)) {
         GroupRef group = DatagramCodec.fromProto(r.getGroup());
         txns.computeIfAbsent(group, g -> new LinkedHashMap<>()).put(r.getTxnId(), r.getCommitTs());
+        if (persisted) {
+          continue;
+        }
         batch.add(new Shipment(group, r.getCommitTs(), r.getWritesList(), null));
         if (batch.size() == BATCH) {
           skipped += applyUntilDone(batch);
@@ -222,8 +234,12 @@ public final class WalRecovery {
     }
   }
 
-  /** Reads the outcomes of logs other servers recovered, and deletes recovered logs older than the retention. */
-  private void learnOutcomesAndForgetOld() throws IOException {
+  /**
+   * Reads the outcomes of logs other servers recovered, and deletes recovered logs older than the retention, with
+   * their dead server's thresholds (never a live server's: an earlier instance's log is recovered while the server
+   * runs on).
+   */
+  private void learnOutcomesAndForgetOld(Set<String> live) throws IOException {
     long now = System.currentTimeMillis();
     for (FileStatus dir : fs.listStatus(root)) {
       String name = dir.getPath().getName();
@@ -234,12 +250,15 @@ public final class WalRecovery {
       long recoveredAt = parseTime(name.substring(at + RECOVERED.length()));
       if (now - recoveredAt > retainMillis) {
         outcomes.remove(name);
-        coordination.forget(name.substring(0, at)); // its thresholds hold nothing back any more
+        String server = LogId.serverOf(name.substring(0, at));
+        if (!live.contains(server)) {
+          coordination.forget(server); // its thresholds hold nothing back any more
+        }
         fs.delete(dir.getPath(), true);
       } else if (!outcomes.containsKey(name)) {
         Map<GroupRef, Map<String, Long>> txns = new HashMap<>();
-        for (Path f : WalPrinter.files(fs, dir.getPath())) {
-          for (WalRecordProto r : WalPrinter.read(fs, f).records()) {
+        for (Path f : WalFiles.files(fs, dir.getPath())) {
+          for (WalRecordProto r : WalFiles.read(fs, f).records()) {
             txns.computeIfAbsent(DatagramCodec.fromProto(r.getGroup()), g -> new LinkedHashMap<>())
                 .put(r.getTxnId(), r.getCommitTs());
           }

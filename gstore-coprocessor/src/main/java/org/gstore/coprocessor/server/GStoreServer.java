@@ -41,6 +41,7 @@ import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.DatagramRejectedException;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.recovery.LogId;
 import org.gstore.coprocessor.recovery.PersistenceHeartbeat;
 import org.gstore.coprocessor.recovery.RecoveryZnodes;
 import org.gstore.coprocessor.recovery.WalRecovery;
@@ -54,6 +55,7 @@ import org.gstore.coprocessor.txn.TransactionManager;
 import org.gstore.coprocessor.wal.CommitApplier;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
+import org.gstore.coprocessor.wal.WalFiles;
 import org.gstore.coprocessor.wal.WalMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +74,8 @@ public final class GStoreServer implements Closeable {
 
   private final ServerName serverName;
   private final NodeId self;
+  /** This instance's log: the name of its WAL directory and of its shipments' thresholds. */
+  private final String log;
   private final GStoreConfig config;
   private final OwnerToken ownerToken;
   private final StateTables tables;
@@ -103,6 +107,7 @@ public final class GStoreServer implements Closeable {
   private long wakeupAt = Long.MAX_VALUE;
   private volatile boolean closed;
   private volatile boolean crashed;
+  private volatile boolean aborting;
 
   /** The server of this region server, started by its first G-Store region. */
   public static synchronized GStoreServer acquire(RegionCoprocessorEnvironment env) throws IOException {
@@ -141,25 +146,28 @@ public final class GStoreServer implements Closeable {
     WalMetrics walMetrics = new WalMetrics(env.getMetricRegistryForRegionServer());
     Path walRoot = GStoreConfig.walRoot(env.getConfiguration());
     FileSystem walFs = walRoot.getFileSystem(env.getConfiguration());
-    this.wal = new SharedWal(walFs, new Path(walRoot, serverName.getServerName()), config.walStreams(),
-        config.walRollBytes(), config.walHsync(), walMetrics);
+    this.log = newLog(walFs, walRoot, serverName.getServerName());
+    this.wal = new SharedWal(walFs, new Path(walRoot, log), config.walStreams(), config.walRollBytes(),
+        config.walHsync(), walMetrics);
     this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
         config.shipperDelayMillis());
     this.recoveryZnodes = new RecoveryZnodes(peers::session,
         env.getConfiguration().get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT),
         peers.acl());
     // a replay must be persisted before the groups it restores serve again: SYNC_WAL whatever the shipper uses
-    this.recovery = new WalRecovery(walFs, walRoot, serverName.getServerName(), recoveryZnodes,
+    this.recovery = new WalRecovery(walFs, walRoot, log, recoveryZnodes,
         new CommitApplier(env.getConnection(), ownerToken, Durability.SYNC_WAL), config.recoveryRetainMillis());
     OnlineRegions onlineRegions = env.getOnlineRegions();
-    this.heartbeat = new PersistenceHeartbeat(serverName.getServerName(), recoveryZnodes,
-        () -> syncHBaseWals(onlineRegions), shipper, wal, config.recoveryRetainMillis());
+    this.heartbeat = new PersistenceHeartbeat(serverName.getServerName(), log, recoveryZnodes,
+        () -> syncHBaseWals(onlineRegions), shipper, wal::truncate, System::currentTimeMillis,
+        config.recoveryRetainMillis());
     this.heartbeatThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-persistence-"));
     GroupCaches caches = new GroupCaches(
         new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis()),
         this::activeGroup, this::leadsHere, recovery::committedTxns);
     CommitValidator validator = new CommitValidator(tableGuard,
-        env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE));
+        env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE),
+        config.maxCommitBytes());
     this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
         config.endpointWaitMillis(), config.maxFutureMillis());
     this.loaderThread = Executors.newSingleThreadExecutor(daemon("gstore-loader-"));
@@ -193,6 +201,20 @@ public final class GStoreServer implements Closeable {
       throw e;
     }
     protocolThread.execute(this::startEngine);
+  }
+
+  /**
+   * A new {@link LogId} for this instance of G-Store on {@code server}: an earlier instance (G-Store stopped here
+   * and started again) keeps its own, its directory is recovered like a dead server's, and claims made for its
+   * shipments never cover this one's.
+   */
+  private static String newLog(FileSystem fs, Path walRoot, String server) throws IOException {
+    for (long instance = System.currentTimeMillis(); ; instance++) {
+      String log = LogId.of(server, instance);
+      if (!fs.exists(new Path(walRoot, log)) && !fs.exists(new Path(walRoot, log + WalRecovery.RECOVERING))) {
+        return log;
+      }
+    }
   }
 
   /** Syncs every HBase WAL of this region server (once each, whatever number of regions share it). */
@@ -337,8 +359,12 @@ public final class GStoreServer implements Closeable {
         metrics.recovered(pass);
         break;
       } catch (Throwable e) { // NOPMD: the region must not wait forever on a thread that died
-        LOG.warn("G-Store cannot replay the WAL of dead servers yet ({}); {} waits for it", e.toString(),
-            info.getRegionNameAsString());
+        if (e instanceof WalFiles.CorruptWalException) {
+          LOG.error("{}; {} waits for an operator", e.getMessage(), info.getRegionNameAsString());
+        } else {
+          LOG.warn("G-Store cannot replay the WAL of dead servers yet ({}); {} waits for it", e.toString(),
+              info.getRegionNameAsString());
+        }
         sleep(backoff);
         backoff = Math.min(backoff * 2, 5_000);
       }
@@ -550,6 +576,11 @@ public final class GStoreServer implements Closeable {
     return SERVERS.get(name);
   }
 
+  /** This instance's {@link LogId}: its WAL directory under {@code gstore.wal.dir}, and its thresholds' name. */
+  public String log() {
+    return log;
+  }
+
   /** This server's update shipper (its T_F, what it holds until persisted). */
   public UpdateShipper shipper() {
     return shipper;
@@ -565,6 +596,57 @@ public final class GStoreServer implements Closeable {
     if (server != null) {
       server.crashed = true;
       server.close();
+    }
+  }
+
+  /** Its region server aborts: regions close without flushing, so G-Store must stop as if it crashed. */
+  public void aborting() {
+    aborting = true;
+  }
+
+  /**
+   * Marks the WAL closed cleanly when every commit in it is persisted in HBase, so that the recovery of this
+   * instance's log (by the next instance here, or after this server dies) writes nothing again.
+   */
+  private void closeWal() {
+    if (crashed) {
+      wal.abandon();
+      return;
+    }
+    boolean persisted = !aborting && shipper.pendingCount() == 0 && shipper.quarantinedCount() == 0;
+    try {
+      if (persisted) {
+        wal.closeCleanly();
+      } else {
+        wal.close();
+        LOG.info("G-Store stops with {} commits not yet persisted in HBase; its WAL {} is replayed before their"
+            + " groups serve again", shipper.pendingCount(), log);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("G-Store could not mark its WAL {} closed cleanly; it is replayed (idempotent) instead", log, e);
+    }
+  }
+
+  /** Whether the heartbeat thread ended: a beat still running could publish a claim after the unregistration. */
+  private boolean heartbeatStopped() {
+    try {
+      return heartbeatThread.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
+   * G-Store stopped here cleanly (every region it held closed, flushing its memstore): its claims must not hold
+   * leaders back any longer (a live server that never claims again would pin every leader's threshold).
+   */
+  private void unregister() {
+    try {
+      recoveryZnodes.unregister(serverName.getServerName());
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("G-Store could not withdraw the persistence claims of {}; leaders hold their commits until it"
+          + " claims again or dies", serverName, e);
     }
   }
 
@@ -594,11 +676,10 @@ public final class GStoreServer implements Closeable {
       shipper.close();
     }
     if (wal != null) {
-      if (crashed) {
-        wal.abandon();
-      } else {
-        wal.close();
-      }
+      closeWal();
+    }
+    if (!crashed && !aborting && heartbeat != null && heartbeatStopped()) {
+      unregister();
     }
     transport.close();
     peers.close();

@@ -11,6 +11,7 @@ import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.Columns;
+import org.gstore.coprocessor.GStoreConfig;
 import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
 import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
 import org.gstore.coprocessor.endpoint.Requests;
@@ -18,7 +19,9 @@ import org.gstore.coprocessor.server.TableGuard;
 
 /**
  * Refuses, before anything is logged or acknowledged, a commit that HBase would refuse to apply: a column family
- * the table does not have, a cell above {@code hbase.server.keyvalue.maxsize}, a table that cannot hold members.
+ * the table does not have, a cell above {@code hbase.server.keyvalue.maxsize}, a table that cannot hold members;
+ * and a commit above {@code gstore.txn.max.commit.bytes}, which could be logged but, above the WAL format's frame
+ * limit, never replayed.
  * Such a commit would otherwise be durable in the WAL and then fail in the shipper forever. Also refuses
  * malformed requests that a raw RPC can send: an empty or oversized transaction id, a row written twice, a
  * column written twice in one row. The errors are the ones HBase gives for the same plain write where it has one
@@ -29,11 +32,16 @@ public final class CommitValidator {
 
   private final TableGuard tables;
   private final long maxCellBytes;
+  private final long maxCommitBytes;
 
-  /** @param maxCellBytes HBase's {@code hbase.server.keyvalue.maxsize}; 0 or less: no limit */
-  public CommitValidator(TableGuard tables, long maxCellBytes) {
+  /**
+   * @param maxCellBytes HBase's {@code hbase.server.keyvalue.maxsize}; 0 or less: no limit
+   * @param maxCommitBytes {@code gstore.txn.max.commit.bytes}: the most a commit's writes may take, serialized
+   */
+  public CommitValidator(TableGuard tables, long maxCellBytes, long maxCommitBytes) {
     this.tables = tables;
     this.maxCellBytes = maxCellBytes;
+    this.maxCommitBytes = maxCommitBytes;
   }
 
   /**
@@ -44,6 +52,15 @@ public final class CommitValidator {
     if (txnId.isEmpty() || txnId.length() > MAX_TXN_ID_CHARS) {
       throw new DoNotRetryIOException("a transaction id must have 1 to " + MAX_TXN_ID_CHARS + " characters, not "
           + txnId.length());
+    }
+    long bytes = 0;
+    for (RowWriteProto w : writes) {
+      bytes += w.getSerializedSize();
+    }
+    if (bytes > maxCommitBytes) {
+      throw new DoNotRetryIOException("a commit of " + bytes + " bytes is above the limit of " + maxCommitBytes
+          + " bytes (" + GStoreConfig.TXN_MAX_COMMIT_BYTES + "); nothing was committed. Split it into several"
+          + " transactions");
     }
     Set<Key> rows = new HashSet<>();
     List<RowWriteProto> canonical = new ArrayList<>(writes.size());

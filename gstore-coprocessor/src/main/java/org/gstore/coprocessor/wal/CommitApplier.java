@@ -27,7 +27,7 @@ import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
  * group's token (to pass fencing), so writing a commit twice, or commits out of order, leaves HBase as writing
  * each once in order would. Shared by the {@link UpdateShipper} (live commits) and WAL replay after a crash.
  */
-public final class CommitApplier {
+public final class CommitApplier implements CommitSink {
   private final Connection connection;
   private final OwnerToken tokens;
   private final Durability durability;
@@ -39,6 +39,7 @@ public final class CommitApplier {
   }
 
   /** Writes {@code batch} in one HBase batch per table. */
+  @Override
   public void apply(List<UpdateShipper.Shipment> batch) throws IOException {
     Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
     try {

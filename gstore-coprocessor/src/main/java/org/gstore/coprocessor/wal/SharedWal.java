@@ -3,6 +3,7 @@ package org.gstore.coprocessor.wal;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntToLongFunction;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.gstore.common.protocol.GroupRef;
@@ -16,10 +17,20 @@ public final class SharedWal implements Closeable {
   /** Where a record is: its stream and its sequence number there. */
   public record Position(int stream, long seq) {}
 
+  /**
+   * A marker the log's directory gets when G-Store stopped with every commit it logged persisted in HBase: a
+   * recovery of the directory then only learns its transactions' outcomes and writes nothing.
+   */
+  public static final String CLOSED_CLEANLY = "closed-cleanly";
+
+  private final FileSystem fs;
+  private final Path root;
   private final WalStream[] streams;
 
   public SharedWal(FileSystem fs, Path root, int streams, long rollBytes, boolean hsync, WalMetrics metrics)
       throws IOException {
+    this.fs = fs;
+    this.root = root;
     this.streams = new WalStream[streams];
     for (int i = 0; i < streams; i++) {
       this.streams[i] = new WalStream(fs, new Path(root, "stream-" + i), rollBytes, hsync, metrics);
@@ -40,7 +51,7 @@ public final class SharedWal implements Closeable {
    * Deletes files no replay needs: each stream keeps every record above {@code neededAbove.applyAsLong(stream)}
    * and, whatever their records, files closed less than {@code retainMillis} ago. Returns the files deleted.
    */
-  public int truncate(java.util.function.IntToLongFunction neededAbove, long retainMillis) throws IOException {
+  public int truncate(IntToLongFunction neededAbove, long retainMillis) throws IOException {
     int deleted = 0;
     for (int i = 0; i < streams.length; i++) {
       deleted += streams[i].truncate(neededAbove.applyAsLong(i), retainMillis);
@@ -73,5 +84,14 @@ public final class SharedWal implements Closeable {
     for (WalStream s : streams) {
       s.close();
     }
+  }
+
+  /**
+   * Closes the log and marks it {@link #CLOSED_CLEANLY}: the caller knows every commit in it is persisted in HBase
+   * (or never acknowledged).
+   */
+  public void closeCleanly() throws IOException {
+    close();
+    fs.create(new Path(root, CLOSED_CLEANLY), false).close();
   }
 }

@@ -51,9 +51,9 @@ public final class UpdateShipper implements Closeable {
   /** A commit handed over, and when it may be shipped. */
   private record Held(Shipment shipment, long shippableAt) {}
 
-  private final CommitApplier applier;
+  private final CommitSink sink;
   /** Writes a draining group's unpersisted commits again, persisted (ASYNC_WAL only). */
-  private final CommitApplier syncApplier;
+  private final CommitSink persistingSink;
   private final boolean persistedWhenShipped;
   private final BatchingThread<Held> thread;
   private final long delayMillis;
@@ -79,9 +79,20 @@ public final class UpdateShipper implements Closeable {
   /** @param delayMillis test-only: how long every commit is held before it is shipped (0 in production) */
   public UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams,
       long delayMillis) {
-    this.applier = new CommitApplier(connection, tokens, durability);
-    this.syncApplier = new CommitApplier(connection, tokens, Durability.SYNC_WAL);
-    this.persistedWhenShipped = durability == Durability.SYNC_WAL || durability == Durability.FSYNC_WAL;
+    this(new CommitApplier(connection, tokens, durability), new CommitApplier(connection, tokens, Durability.SYNC_WAL),
+        durability == Durability.SYNC_WAL || durability == Durability.FSYNC_WAL, streams, delayMillis);
+  }
+
+  /**
+   * @param sink where commits are shipped
+   * @param persistingSink where a drain writes a group's unpersisted commits again, persisted when it returns
+   * @param persistedWhenShipped whether {@code sink} persists what it acknowledges (SYNC_WAL): nothing is held
+   */
+  public UpdateShipper(CommitSink sink, CommitSink persistingSink, boolean persistedWhenShipped, int streams,
+      long delayMillis) {
+    this.sink = sink;
+    this.persistingSink = persistingSink;
+    this.persistedWhenShipped = persistedWhenShipped;
     this.handedOver = new Watermark[streams];
     for (int i = 0; i < streams; i++) {
       handedOver[i] = new Watermark();
@@ -121,7 +132,7 @@ public final class UpdateShipper implements Closeable {
         unpersisted.keySet().stream().filter(s -> s.group().equals(group)).forEach(unpersistedOfGroup::add);
       }
       if (!unpersistedOfGroup.isEmpty()) {
-        syncApplier.apply(unpersistedOfGroup);
+        persistingSink.apply(unpersistedOfGroup);
         synchronized (this) {
           for (Shipment s : unpersistedOfGroup) {
             if (unpersisted.remove(s) != null) { // else it is being shipped again: the next round waits for it
@@ -269,7 +280,7 @@ public final class UpdateShipper implements Closeable {
     long backoff = 50;
     while (!thread.isClosed()) {
       try {
-        applier.apply(batch);
+        sink.apply(batch);
         shipped(batch);
         return true;
       } catch (IOException e) {

@@ -1,0 +1,24 @@
+package org.gstore.coprocessor.recovery;
+
+/**
+ * The identity of one G-Store instance's log: {@code <server>#<instance>}. G-Store stops on a live region server
+ * when its last G-Store region closes and starts again when one opens (a move, a balancer run, disable and
+ * enable), under the same server name; its shipper then numbers shipments from 0 again. Claims made for the
+ * earlier instance's shipments must not cover the new one's, and its WAL must not be mistaken for the new one's, so
+ * both the thresholds and the WAL directory are keyed by this id, not by the server name.
+ */
+public final class LogId {
+  private static final char SEPARATOR = '#';
+
+  private LogId() {}
+
+  public static String of(String server, long instance) {
+    return server + SEPARATOR + instance;
+  }
+
+  /** The region server a log (or a WAL directory named after it) belongs to; a name without instance is its own. */
+  public static String serverOf(String log) {
+    int at = log.lastIndexOf(SEPARATOR);
+    return at < 0 ? log : log.substring(0, at);
+  }
+}

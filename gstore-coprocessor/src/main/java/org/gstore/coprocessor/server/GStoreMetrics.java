@@ -31,7 +31,7 @@ public final class GStoreMetrics {
   private final Counter recoveryMillis;
   private final Counter regionStateLoads;
 
-  GStoreMetrics(MetricRegistry registry) {
+  public GStoreMetrics(MetricRegistry registry) {
     datagramsSent = registry.counter("datagramsSent");
     datagramsReceived = registry.counter("datagramsReceived");
     for (Reason r : Reason.values()) {

@@ -12,13 +12,14 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 import org.gstore.coprocessor.GStoreRegionCoprocessor;
+import org.gstore.coprocessor.txn.MemberTables;
 
 /**
  * Tells whether a table can hold group members: it exists, is not a system table, and runs G-Store (in its
  * descriptor, or cluster-wide through {@code hbase-site.xml}); and hands out table descriptors for checking
  * commits. Answers are cached for a few seconds. One per region server.
  */
-public final class TableGuard {
+public final class TableGuard implements MemberTables {
   private static final long CACHE_MILLIS = 5_000;
 
   private record Verdict(String problem, TableDescriptor descriptor, long at) {}
@@ -41,11 +42,13 @@ public final class TableGuard {
   }
 
   /** Why {@code table} cannot hold group members, or null if it can. */
+  @Override
   public String problemWith(String table) throws IOException {
     return verdict(table).problem;
   }
 
   /** The descriptor of a table that can hold group members, or null (see {@link #problemWith}). */
+  @Override
   public TableDescriptor descriptor(String table) throws IOException {
     return verdict(table).descriptor;
   }

@@ -37,7 +37,7 @@ import org.gstore.coprocessor.GStoreConfig;
  * is refused with a clear error: the group's commits would have to be stamped after it, and deleting the group
  * would wait for the clock to get there.
  */
-public final class CacheLoader {
+public final class CacheLoader implements GroupLoader {
   private final Connection connection;
   private final long maxFutureMillis;
   private final long retentionMillis;
@@ -48,7 +48,8 @@ public final class CacheLoader {
     this.retentionMillis = retentionMillis;
   }
 
-  GroupCache load(GroupRecord record, long incarnation) throws IOException {
+  @Override
+  public GroupCache load(GroupRecord record, long incarnation) throws IOException {
     Map<TableName, List<Key>> byTable = new LinkedHashMap<>();
     for (Key k : record.members(MemberState.Status.JOINED)) {
       byTable.computeIfAbsent(TableName.valueOf(k.table()), t -> new ArrayList<>()).add(k);

@@ -15,7 +15,6 @@ import org.gstore.coprocessor.GStoreConfig;
 import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
 import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
 import org.gstore.coprocessor.endpoint.Requests;
-import org.gstore.coprocessor.server.TableGuard;
 
 /**
  * Refuses, before anything is logged or acknowledged, a commit that HBase would refuse to apply: a column family
@@ -30,7 +29,7 @@ import org.gstore.coprocessor.server.TableGuard;
 public final class CommitValidator {
   static final int MAX_TXN_ID_CHARS = 256;
 
-  private final TableGuard tables;
+  private final MemberTables tables;
   private final long maxCellBytes;
   private final long maxCommitBytes;
 
@@ -38,7 +37,7 @@ public final class CommitValidator {
    * @param maxCellBytes HBase's {@code hbase.server.keyvalue.maxsize}; 0 or less: no limit
    * @param maxCommitBytes {@code gstore.txn.max.commit.bytes}: the most a commit's writes may take, serialized
    */
-  public CommitValidator(TableGuard tables, long maxCellBytes, long maxCommitBytes) {
+  public CommitValidator(MemberTables tables, long maxCellBytes, long maxCommitBytes) {
     this.tables = tables;
     this.maxCellBytes = maxCellBytes;
     this.maxCommitBytes = maxCommitBytes;

@@ -5,6 +5,7 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
@@ -38,6 +39,11 @@ public final class GroupCache {
   private final long retentionMillis;
   private long lastCommitTs;
   private volatile Closed closed;
+  /**
+   * A commit whose WAL append outlived the caller's wait: completes once its outcome is known and, if it was made
+   * durable, installed and shipped. Null when none; the group takes no other commit meanwhile.
+   */
+  private volatile CompletableFuture<Void> inDoubt;
   private final Map<String, CommitResponse> recentOutcomes = new LinkedHashMap<>(64, 0.75f, false) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<String, CommitResponse> eldest) {
@@ -101,6 +107,20 @@ public final class GroupCache {
       }
     });
     lastCommitTs = commitTs;
+  }
+
+  CompletableFuture<Void> inDoubt() {
+    return inDoubt;
+  }
+
+  /** With the commit lock held. */
+  void markInDoubt(CompletableFuture<Void> settled) {
+    inDoubt = settled;
+  }
+
+  /** With the commit lock held. */
+  void settled() {
+    inDoubt = null;
   }
 
   /** Null while the cache serves; otherwise why it stopped. Final once set. */

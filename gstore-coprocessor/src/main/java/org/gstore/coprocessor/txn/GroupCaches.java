@@ -37,7 +37,7 @@ public final class GroupCaches {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GroupCaches.class);
   private static final int RELEASED_REMEMBERED = 100_000;
 
-  private final CacheLoader loader;
+  private final GroupLoader loader;
   private final Lookup groups;
   private final Predicate<Key> leaderServedHere;
   private final Function<GroupRef, Map<String, Long>> recoveredTxns;
@@ -61,7 +61,7 @@ public final class GroupCaches {
    * @param recoveredTxns transactions of a group found in the WAL of a crashed leader (id → commit timestamp):
    *     a new cache answers a commit retried across the crash with its true outcome
    */
-  public GroupCaches(CacheLoader loader, Lookup groups, Predicate<Key> leaderServedHere,
+  public GroupCaches(GroupLoader loader, Lookup groups, Predicate<Key> leaderServedHere,
       Function<GroupRef, Map<String, Long>> recoveredTxns) {
     this.loader = loader;
     this.groups = groups;

@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
+import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
@@ -30,6 +31,7 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.coprocessor.GStoreConfig;
 import org.gstore.coprocessor.endpoint.Requests;
 import org.gstore.coprocessor.server.GStoreMetrics;
+import org.gstore.coprocessor.wal.CommitLog;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
 import org.slf4j.Logger;
@@ -53,7 +55,7 @@ public final class TransactionManager {
   private static final Logger LOG = LoggerFactory.getLogger(TransactionManager.class);
 
   private final GStoreMetrics metrics;
-  private final SharedWal wal;
+  private final CommitLog wal;
   private final UpdateShipper shipper;
   private final GroupCaches caches;
   private final CommitValidator validator;
@@ -61,6 +63,12 @@ public final class TransactionManager {
   private final long maxFutureMillis;
   private final ExecutorService preloader = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "gstore-cache-preload");
+    t.setDaemon(true);
+    return t;
+  });
+  /** Applies commits whose WAL append outlived their caller's wait, once it is durable. */
+  private final ExecutorService settler = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "gstore-commit-settle");
     t.setDaemon(true);
     return t;
   });
@@ -73,7 +81,7 @@ public final class TransactionManager {
     }
   }
 
-  public TransactionManager(GStoreMetrics metrics, SharedWal wal, UpdateShipper shipper, GroupCaches caches,
+  public TransactionManager(GStoreMetrics metrics, CommitLog wal, UpdateShipper shipper, GroupCaches caches,
       CommitValidator validator, long waitMillis, long maxFutureMillis) {
     this.metrics = metrics;
     this.wal = wal;
@@ -129,6 +137,7 @@ public final class TransactionManager {
     if (cache == null) {
       return outcome(TxnOutcomeProto.NO_GROUP, "no active group " + id);
     }
+    awaitSettled(cache);
     cache.commitLock.lock();
     long start = System.nanoTime();
     try {
@@ -141,6 +150,9 @@ public final class TransactionManager {
       CommitResponse earlier = cache.recentOutcome(txnId);
       if (earlier != null) {
         return earlier;
+      }
+      if (cache.inDoubt() != null) { // another caller's commit went in doubt since we waited
+        throw awaitingOutcome(id);
       }
       for (RowWriteProto w : writes) {
         Key key = Requests.key(w.getKey());
@@ -168,22 +180,88 @@ public final class TransactionManager {
       long commitTs = Math.max(cache.lastCommitTs() + 1, now);
       WalRecordProto record = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
           .setCommitTs(commitTs).setTxnId(txnId).addAllWrites(writes).build();
-      SharedWal.Position position = await(wal.append(cache.group, record.toByteArray()));
-      Map<Key, RowState> states = new HashMap<>();
-      for (RowWriteProto w : writes) {
-        Key key = Requests.key(w.getKey());
-        states.put(key, cache.latest(key).apply(w, commitTs));
+      CompletableFuture<SharedWal.Position> append = wal.append(cache.group, record.toByteArray());
+      SharedWal.Position position = await(append);
+      if (position == null) { // still being written: the outcome is known, and applied, once it is durable
+        cache.markInDoubt(append.handleAsync((p, failure) -> {
+          settleLate(cache, txnId, commitTs, writes, p, failure);
+          return null;
+        }, settler));
+        throw new IOException("the G-Store WAL did not make the commit durable within " + waitMillis + " ms ("
+            + GStoreConfig.ENDPOINT_WAIT_MS + "); its outcome is unknown. Group " + id + " takes no other commit"
+            + " until it is known; a retry of this commit with the same transaction id gets it");
       }
-      cache.install(states, commitTs, now);
-      shipper.ship(new UpdateShipper.Shipment(cache.group, commitTs, writes, position));
-      CommitResponse committed = CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED)
-          .setCommitTs(commitTs).build();
-      cache.remember(txnId, committed);
+      CommitResponse committed = apply(cache, txnId, commitTs, writes, position);
       metrics.committed(System.nanoTime() - start);
       return committed;
     } finally {
       cache.commitLock.unlock();
     }
+  }
+
+  /** Installs a commit durable in the WAL into the cache, ships it and remembers its outcome. With the lock. */
+  private CommitResponse apply(GroupCache cache, String txnId, long commitTs, List<RowWriteProto> writes,
+      SharedWal.Position position) {
+    Map<Key, RowState> states = new HashMap<>();
+    for (RowWriteProto w : writes) {
+      Key key = Requests.key(w.getKey());
+      states.put(key, cache.latest(key).apply(w, commitTs));
+    }
+    cache.install(states, commitTs, System.currentTimeMillis());
+    shipper.ship(new UpdateShipper.Shipment(cache.group, commitTs, writes, position));
+    CommitResponse committed = CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED)
+        .setCommitTs(commitTs).build();
+    cache.remember(txnId, committed);
+    return committed;
+  }
+
+  /**
+   * The outcome of a commit whose caller stopped waiting: applied like any commit once durable (no other commit
+   * of the group ran meanwhile, so it is still next in order). If the log failed for good (G-Store is stopping,
+   * or this server was fenced as dead), the record may or may not be in it: the group is left to the leader
+   * region's next host, which replays the log first.
+   */
+  private void settleLate(GroupCache cache, String txnId, long commitTs, List<RowWriteProto> writes,
+      SharedWal.Position position, Throwable failure) {
+    cache.commitLock.lock();
+    try {
+      if (failure == null) {
+        apply(cache, txnId, commitTs, writes, position);
+        LOG.info("G-Store made commit {} of group {} durable after its caller stopped waiting; applied", txnId,
+            cache.group.id());
+      } else {
+        cache.close(GroupCache.Closed.REGION_CLOSING);
+        LOG.error("G-Store's WAL failed with commit {} of group {} in doubt; the group is served again only after"
+            + " its log is recovered", txnId, cache.group.id(), failure);
+      }
+    } catch (RuntimeException e) { // NOPMD: the group must not stay blocked behind a settle that died
+      cache.close(GroupCache.Closed.REGION_CLOSING);
+      LOG.error("G-Store could not apply commit {} of group {}", txnId, cache.group.id(), e);
+    } finally {
+      cache.settled();
+      cache.commitLock.unlock();
+    }
+  }
+
+  /** Waits (at most the endpoint wait) for the outcome of a commit of the group that is in doubt. */
+  private void awaitSettled(GroupCache cache) throws IOException {
+    CompletableFuture<Void> inDoubt = cache.inDoubt();
+    if (inDoubt == null) {
+      return;
+    }
+    try {
+      inDoubt.get(waitMillis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for an earlier commit of " + cache.group.id());
+    } catch (ExecutionException | TimeoutException e) {
+      throw awaitingOutcome(cache.group.id());
+    }
+  }
+
+  private static RegionTooBusyException awaitingOutcome(GroupId id) {
+    return new RegionTooBusyException("group " + id + " waits for the outcome of an earlier commit whose WAL append"
+        + " is slow; retry");
   }
 
   private CommitResponse conflict(GroupCache cache, String txnId, String why) {
@@ -211,6 +289,7 @@ public final class TransactionManager {
 
   public void close() {
     preloader.shutdownNow();
+    settler.shutdownNow();
   }
 
   /**
@@ -241,6 +320,7 @@ public final class TransactionManager {
      * endpoint wait; may be called again after a failure.
      */
     public void awaitDurable() throws IOException {
+      awaitSettled(cache);
       shipper.drain(cache.group, waitMillis);
       awaitClockPast(cache);
       caches.forget(cache);
@@ -277,6 +357,7 @@ public final class TransactionManager {
       long started = System.currentTimeMillis();
       while (true) {
         try {
+          awaitSettled(cache);
           shipper.drain(cache.group, waitMillis);
           break;
         } catch (InterruptedIOException e) {
@@ -300,6 +381,7 @@ public final class TransactionManager {
     }
   }
 
+  /** The record's position once durable; null if it is not within the endpoint wait. */
   private SharedWal.Position await(CompletableFuture<SharedWal.Position> append) throws IOException {
     try {
       return append.get(waitMillis, TimeUnit.MILLISECONDS);
@@ -310,7 +392,7 @@ public final class TransactionManager {
       throw new IOException("the G-Store WAL could not make the commit durable; its outcome is unknown",
           e.getCause());
     } catch (TimeoutException e) {
-      throw new IOException("the G-Store WAL did not make the commit durable in time; its outcome is unknown");
+      return null;
     }
   }
 

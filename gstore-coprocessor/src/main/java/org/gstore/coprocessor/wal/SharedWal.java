@@ -13,7 +13,7 @@ import org.gstore.common.protocol.GroupRef;
  * streams, so that one writer thread is not the bottleneck. A group always writes to the same stream, which keeps
  * its commits in order in one place for replay.
  */
-public final class SharedWal implements Closeable {
+public final class SharedWal implements CommitLog, Closeable {
   /** Where a record is: its stream and its sequence number there. */
   public record Position(int stream, long seq) {}
 
@@ -42,6 +42,7 @@ public final class SharedWal implements Closeable {
   }
 
   /** Completes once the record is durable. */
+  @Override
   public CompletableFuture<Position> append(GroupRef group, byte[] record) {
     int stream = streamOf(group);
     return streams[stream].append(record).thenApply(seq -> new Position(stream, seq));

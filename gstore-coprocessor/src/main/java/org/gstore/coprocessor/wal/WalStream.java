@@ -84,33 +84,80 @@ public final class WalStream implements Closeable {
     return new Path(dir, String.format("%020d.wal", seq));
   }
 
+  /**
+   * Writes a batch and makes it durable. A write that fails may still have reached HDFS in part, so its records'
+   * outcome is unknown; rather than report them failed (a replay could still find them), the stream rolls to a new
+   * file and writes them again until they are durable (a replay that finds a record twice writes the same cells).
+   * Only a stream that is closed, or fenced by a recovery (its directory is gone), fails them.
+   */
   private void write(List<Pending> batch) {
-    try {
-      long start = System.nanoTime();
-      for (Pending p : batch) {
-        out.write(p.frame);
-        fileBytes += p.frame.length;
-      }
-      if (hsync) {
-        out.hsync();
-      } else {
-        out.hflush();
-      }
-      metrics.synced(batch.size(), System.nanoTime() - start);
-      for (Pending p : batch) {
-        p.done.complete(nextSeq++);
-      }
-      if (fileBytes >= rollBytes) {
-        roll();
-      }
-    } catch (IOException e) {
-      LOG.error("G-Store WAL write to {} failed; failing {} commits and rolling", currentFile(), batch.size(), e);
-      batch.forEach(p -> p.done.completeExceptionally(e));
+    long backoff = 100;
+    while (true) {
       try {
-        roll();
-      } catch (IOException rollFailure) {
-        LOG.error("G-Store WAL cannot roll to a new file", rollFailure);
+        long start = System.nanoTime();
+        for (Pending p : batch) {
+          out.write(p.frame);
+          fileBytes += p.frame.length;
+        }
+        if (hsync) {
+          out.hsync();
+        } else {
+          out.hflush();
+        }
+        metrics.synced(batch.size(), System.nanoTime() - start);
+        for (Pending p : batch) {
+          p.done.complete(nextSeq++);
+        }
+        if (fileBytes >= rollBytes) {
+          roll();
+        }
+        return;
+      } catch (IOException e) {
+        LOG.error("G-Store WAL write to {} failed; writing its {} records again in a new file", currentFile(),
+            batch.size(), e);
+        IOException stop = rollAfterFailure(e);
+        if (stop != null) {
+          batch.forEach(p -> p.done.completeExceptionally(stop));
+          return;
+        }
+        if (!sleep(backoff)) {
+          batch.forEach(p -> p.done.completeExceptionally(new IOException("the G-Store WAL is closing", e)));
+          return;
+        }
+        backoff = Math.min(backoff * 2, 2_000);
       }
+    }
+  }
+
+  /** Rolls after a failed write; returns why the batch must fail instead (closed or fenced), or null to retry. */
+  private IOException rollAfterFailure(IOException cause) {
+    if (closed) {
+      return new IOException("the G-Store WAL is closed", cause);
+    }
+    try {
+      roll();
+      return null;
+    } catch (IOException rollFailure) {
+      try {
+        if (!fs.exists(dir)) {
+          return new IOException("the G-Store WAL " + dir + " was fenced by a recovery: this server is dead to"
+              + " HBase", cause);
+        }
+      } catch (IOException unknown) {
+        // cannot tell: retry
+      }
+      LOG.error("G-Store WAL cannot roll to a new file; retrying", rollFailure);
+      return null;
+    }
+  }
+
+  private static boolean sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 

@@ -142,11 +142,11 @@ class PersistenceHeartbeatTest {
   }
 
   private void commit(UpdateShipper shipper, long firstTs, int count) {
+    long through = shipper.shippedThrough() + count;
     for (long ts = firstTs; ts < firstTs + count; ts++) {
       acknowledged.add(ts);
       shipper.ship(new Shipment(GROUP, ts, List.of(), new SharedWal.Position(0, ts)));
     }
-    long through = shipper.shippedThrough() + count;
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.shippedThrough() == through);
   }
 

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
@@ -42,6 +44,12 @@ public final class PeerRegistry implements Closeable {
   private final Map<NodeId, InetSocketAddress> addresses = new ConcurrentHashMap<>();
   private volatile ZooKeeper zk;
   private volatile boolean closed;
+  /** Publishes this peer again after a session expiry, off ZooKeeper's event thread. */
+  private final ExecutorService reconnecting = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "gstore-peer-registry");
+    t.setDaemon(true);
+    return t;
+  });
   private NodeId self;
   private String selfAddress;
 
@@ -80,12 +88,12 @@ public final class PeerRegistry implements Closeable {
         connected.countDown();
       } else if (event.getState() == Watcher.Event.KeeperState.Expired && !closed) {
         LOG.warn("G-Store peer registry session expired; publishing {} again", self);
-        reconnectQuietly();
+        reconnecting.execute(this::reconnectUntilPublished);
       }
     });
+    boolean published = false;
     try {
       if (!connected.await(SESSION_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
-        client.close();
         throw new IOException("could not connect to ZooKeeper at " + quorum);
       }
       createParents(client);
@@ -98,6 +106,7 @@ public final class PeerRegistry implements Closeable {
       client.create(path, selfAddress.getBytes(StandardCharsets.UTF_8), acl, CreateMode.EPHEMERAL);
       ZooKeeper old = zk;
       zk = client;
+      published = true;
       addresses.keySet().removeIf(n -> !n.equals(self)); // the old session's watches are gone
       if (old != null) {
         old.close();
@@ -107,14 +116,42 @@ public final class PeerRegistry implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted publishing the G-Store peer address");
+    } finally {
+      if (!published) {
+        closeQuietly(client);
+      }
     }
   }
 
-  private void reconnectQuietly() {
+  /**
+   * After a session expiry: publishes this peer again, retrying with backoff until it succeeds or the registry
+   * closes. Without it, peers could not reach this server, and recovery (whose locks and reads use this session)
+   * would fail at every heartbeat until the region server restarts.
+   */
+  private void reconnectUntilPublished() {
+    long backoff = 100;
+    while (!closed) {
+      try {
+        connectAndPublish();
+        LOG.info("G-Store peer {} published again after its ZooKeeper session expired", self);
+        return;
+      } catch (IOException e) {
+        LOG.error("G-Store could not publish its peer address again; retrying in {} ms", backoff, e);
+      }
+      try {
+        TimeUnit.MILLISECONDS.sleep(backoff);
+      } catch (InterruptedException e) {
+        return; // closing
+      }
+      backoff = Math.min(backoff * 2, 10_000);
+    }
+  }
+
+  private static void closeQuietly(ZooKeeper client) {
     try {
-      connectAndPublish();
-    } catch (IOException e) {
-      LOG.error("G-Store could not publish its peer address again", e);
+      client.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -192,8 +229,13 @@ public final class PeerRegistry implements Closeable {
   }
 
   @Override
-  public synchronized void close() {
+  public void close() {
     closed = true;
+    reconnecting.shutdownNow();
+    closeSession();
+  }
+
+  private synchronized void closeSession() {
     if (zk != null) {
       try {
         zk.close();

@@ -43,6 +43,11 @@ public record GStoreConfig(
 
   public static final String CLUSTER_SECRET = "gstore.cluster.secret";
   public static final String CLUSTER_SECRET_FILE = "gstore.cluster.secret.file";
+  /**
+   * Allows {@link #CLUSTER_SECRET} as clear text in the configuration. Off by default: {@code hbase-site.xml} is
+   * usually handed to clients, and any client holding the secret can mint owner tokens and forge datagrams.
+   */
+  public static final String CLUSTER_SECRET_ALLOW_CLEAR_TEXT = "gstore.cluster.secret.allow.cleartext";
   public static final String UDP_BIND_ADDRESS = "gstore.udp.bind.address";
   public static final String UDP_PORT = "gstore.udp.port";
   public static final String DATAGRAM_MAX_BYTES = "gstore.udp.datagram.max.bytes";
@@ -131,7 +136,8 @@ public record GStoreConfig(
   /**
    * The cluster secret, from a file only the HBase user can read ({@link #CLUSTER_SECRET_FILE}), or from
    * {@link #CLUSTER_SECRET} through Hadoop's credential providers (a keystore named by
-   * {@code hadoop.security.credential.provider.path}; as a last resort, the plain value in the configuration).
+   * {@code hadoop.security.credential.provider.path}). A clear-text value in the configuration is refused unless
+   * {@link #CLUSTER_SECRET_ALLOW_CLEAR_TEXT} allows it.
    */
   static byte[] clusterSecret(Configuration conf) {
     String file = conf.getTrimmed(CLUSTER_SECRET_FILE, "");
@@ -144,10 +150,19 @@ public record GStoreConfig(
     } else {
       char[] password;
       try {
-        password = conf.getPassword(CLUSTER_SECRET);
+        password = conf.getPasswordFromCredentialProviders(CLUSTER_SECRET);
       } catch (IOException e) {
         throw new IllegalArgumentException(CLUSTER_SECRET + " could not be read from the credential provider: "
             + e.getMessage(), e);
+      }
+      if (password == null && conf.get(CLUSTER_SECRET) != null) {
+        if (!bool(conf, CLUSTER_SECRET_ALLOW_CLEAR_TEXT)) {
+          throw new IllegalArgumentException(CLUSTER_SECRET + " is set in clear text in the configuration, which is"
+              + " usually handed to clients: any client holding it could mint owner tokens. Put it in a file only"
+              + " the HBase user can read (" + CLUSTER_SECRET_FILE + ") or a credential provider, or set "
+              + CLUSTER_SECRET_ALLOW_CLEAR_TEXT + "=true to accept the risk");
+        }
+        password = conf.get(CLUSTER_SECRET).toCharArray();
       }
       secret = password == null ? "" : new String(password);
     }

@@ -18,7 +18,20 @@ class GStoreConfigTest {
   private static Configuration valid() {
     Configuration conf = new Configuration(false);
     conf.set(GStoreConfig.CLUSTER_SECRET, "sixteen-bytes-or-more");
+    conf.set(GStoreConfig.CLUSTER_SECRET_ALLOW_CLEAR_TEXT, "true");
     return conf;
+  }
+
+  @Test
+  void aClearTextSecretInTheConfigurationIsRefusedUnlessExplicitlyAllowed() {
+    Configuration conf = new Configuration(false);
+    conf.set(GStoreConfig.CLUSTER_SECRET, "sixteen-bytes-or-more");
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(GStoreConfig.CLUSTER_SECRET_FILE)
+        .hasMessageContaining(GStoreConfig.CLUSTER_SECRET_ALLOW_CLEAR_TEXT);
+    conf.set(GStoreConfig.CLUSTER_SECRET_ALLOW_CLEAR_TEXT, "true");
+    assertThat(new String(GStoreConfig.from(conf).clusterSecret(), StandardCharsets.UTF_8))
+        .isEqualTo("sixteen-bytes-or-more");
   }
 
   @Test
@@ -50,7 +63,7 @@ class GStoreConfigTest {
   void missingOrShortSecretFailsNamingTheKey() {
     assertThatThrownBy(() -> GStoreConfig.from(new Configuration(false)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(GStoreConfig.CLUSTER_SECRET);
-    Configuration conf = new Configuration(false);
+    Configuration conf = valid();
     conf.set(GStoreConfig.CLUSTER_SECRET, "short");
     assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining("at least 16 bytes");
   }

@@ -65,8 +65,8 @@ class MemberCrashTest {
         long target = leader.shipper().shippedThrough() + 1;
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> leader.shipper().shippedThrough() >= target);
         shipped = leader.shipper().shippedThrough();
-      } while (claimOf(cluster, memberHost, leaderHost) >= shipped && transfers < 10);
-      assertThat(claimOf(cluster, memberHost, leaderHost)).as("premise: shipped, not yet claimed")
+      } while (claimOf(cluster, memberHost, leader.log()) >= shipped && transfers < 10);
+      assertThat(claimOf(cluster, memberHost, leader.log())).as("premise: shipped, not yet claimed")
           .isLessThan(shipped);
       assertThat(leader.shipper().unpersistedCount()).isPositive();
 
@@ -82,15 +82,15 @@ class MemberCrashTest {
     }
   }
 
-  /** The member server's T_P claim for the leader's shipments (-1 if none). */
-  private static long claimOf(GStoreMiniCluster cluster, ServerName server, ServerName leader) throws Exception {
+  /** The member server's T_P claim for the leader's shipments (its log, -1 if none). */
+  private static long claimOf(GStoreMiniCluster cluster, ServerName server, String leaderLog) throws Exception {
     ZKWatcher zk = cluster.getTestingUtility().getZooKeeperWatcher();
     byte[] data = ZKUtil.getData(zk, zk.getZNodePaths().baseZNode + "/gstore/persisted/" + server.getServerName());
     if (data == null) {
       return -1;
     }
     for (String line : new String(data, StandardCharsets.UTF_8).split("\n")) {
-      if (line.startsWith(leader.getServerName() + "=")) {
+      if (line.startsWith(leaderLog + "=")) {
         return Long.parseLong(line.substring(line.lastIndexOf('=') + 1));
       }
     }

@@ -176,17 +176,65 @@ class WalRecoveryTest {
     }
   }
 
+  @Test
+  void aLogThatCannotBeReplayedYetHoldsBackOnlyTheRegionsThatLeadItsGroups(GStoreMiniCluster cluster)
+      throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Path root = GStoreConfig.walRoot(conf);
+    TableName disabled = TableName.valueOf("replay_blocked");
+    cluster.createTable(disabled, new byte[][] {Bytes.toBytes("a")}, null).close();
+    GroupRef stuck = new GroupRef(new GroupId("stuck", Key.of("t", "stuck-leader")), new Uid(new NodeId("d"), 1));
+    GroupRef fine = new GroupRef(new GroupId("fine", Key.of("t", "fine-leader")), new Uid(new NodeId("d"), 2));
+    String stuckServer = "stuck.example.com,16020,5";
+    try (FileSystem deadFs = FileSystem.newInstance(root.toUri(), conf);
+        FileSystem recoveryFs = FileSystem.newInstance(root.toUri(), conf);
+        Admin admin = cluster.getConnection().getAdmin()) {
+      SharedWal stuckWal = openWal(deadFs, root, stuckServer);
+      stuckWal.append(stuck, record(stuck, "into-a-disabled-table", disabled)).get(30, TimeUnit.SECONDS);
+      stuckWal.abandon();
+      SharedWal fineWal = openWal(deadFs, root, "fine.example.com,16020,6");
+      fineWal.append(fine, record(fine, "replayable", null)).get(30, TimeUnit.SECONDS);
+      fineWal.abandon();
+      admin.disableTable(disabled);
+      ZooKeeper zk = session(conf);
+      try {
+        WalRecovery recovery = recovery(cluster, recoveryFs, zk, 1_000);
+        // a region that leads only the fine group serves once its log is replayed, the stuck log notwithstanding
+        recovery.recoverDeadServers(fine.id().leader()::equals);
+        assertThat(recovery.committedTxns(fine)).containsKey("replayable");
+        // the stuck group's region waits, and is told which log it waits for
+        assertThatThrownBy(() -> recovery.recoverDeadServers(stuck.id().leader()::equals))
+            .isInstanceOf(IOException.class).hasMessageContaining(stuckServer);
+        assertThat(recovery.committedTxns(stuck)).isEmpty();
+
+        admin.enableTable(disabled); // the cause is gone: the next pass replays it
+        recovery.recoverDeadServers(stuck.id().leader()::equals);
+        assertThat(recovery.committedTxns(stuck)).containsKey("into-a-disabled-table");
+      } finally {
+        zk.close();
+        if (!admin.isTableEnabled(disabled)) {
+          admin.enableTable(disabled);
+        }
+      }
+    }
+  }
+
   private static SharedWal openWal(FileSystem fs, Path root, String server) throws IOException {
     return new SharedWal(fs, new Path(root, server), 1, 1 << 16, false, new WalMetrics(MetricRegistries.global()
         .create(new MetricRegistryInfo("test-wal-" + server, "test", "test", "test", false))));
   }
 
   private static WalRecovery recovery(GStoreMiniCluster cluster, FileSystem fs, ZooKeeper zk) throws IOException {
+    return recovery(cluster, fs, zk, WalRecovery.DEFAULT_ATTEMPT_MILLIS);
+  }
+
+  private static WalRecovery recovery(GStoreMiniCluster cluster, FileSystem fs, ZooKeeper zk, long attemptMillis)
+      throws IOException {
     String parent = cluster.getTestingUtility().getZooKeeperWatcher().getZNodePaths().baseZNode;
     return new WalRecovery(fs, GStoreConfig.walRoot(cluster.getConfiguration()), "recoverer.example.com,16020,2",
         new RecoveryZnodes(() -> zk, parent, ZooDefs.Ids.OPEN_ACL_UNSAFE),
         new CommitApplier(cluster.getConnection(), new OwnerToken(cluster.clusterSecret()), Durability.SYNC_WAL),
-        600_000);
+        600_000, attemptMillis);
   }
 
   private static ZooKeeper session(Configuration conf) throws Exception {

@@ -56,6 +56,7 @@ public final class PersistenceTracker {
   public Heartbeat heartbeat(Set<String> live, Map<String, Map<String, Long>> published, long now) {
     boolean stalled = lastHeartbeat != Long.MIN_VALUE && now - lastHeartbeat > maxGapMillis;
     lastHeartbeat = now;
+    dead.retainAll(published.keySet()); // a dead server's claim goes once its WAL is long replayed: never back
     List<Death> deaths = new ArrayList<>();
     for (String server : published.keySet()) {
       if (!dead.contains(server)) {

@@ -115,6 +115,11 @@ public final class PersistenceHeartbeat implements Runnable {
       LOG.warn("G-Store persistence heartbeats stalled for longer than {} ms: shipping {} unpersisted commits"
           + " again, in case a server came and went meanwhile", retainMillis, again);
     }
+    int retried = shipper.retryQuarantined(clock.getAsLong());
+    if (retried > 0) {
+      LOG.warn("G-Store ships {} quarantined commits again (HBase refused them for good before; see"
+          + " docs/operations.md, \"Quarantined commits\")", retried);
+    }
     persistedThrough = tracker.persistedThrough(log);
     shipper.forgetPersistedThrough(persistedThrough);
     walFilesDeleted += wal.truncate(shipper::walNeededAbove, retainMillis);

@@ -10,11 +10,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.coprocessor.wal.CommitApplier;
@@ -54,6 +56,8 @@ public final class WalRecovery {
   /** Suffix (followed by the time) of a dead server's replayed WAL directory, kept for the retention. */
   public static final String RECOVERED = ".recovered-";
   private static final int BATCH = 500;
+  /** How long a pass tries one log by default (see {@link #recoverDeadServers(Predicate)}). */
+  public static final long DEFAULT_ATTEMPT_MILLIS = 60_000;
 
   /** What one pass did. */
   public record Pass(int serversRecovered, long commitsReplayed, long commitsSkipped, long millis) {}
@@ -65,6 +69,8 @@ public final class WalRecovery {
   private final RecoveryZnodes coordination;
   private final CommitSink applier;
   private final long retainMillis;
+  /** How long one pass tries one log (its lock, its leases, its writes) before it moves on to the next. */
+  private final long attemptMillis;
   /** Transaction outcomes per recovered directory: group → transaction id → commit timestamp. */
   private final Map<String, Map<GroupRef, Map<String, Long>>> outcomes = new ConcurrentHashMap<>();
   private volatile boolean closed;
@@ -76,6 +82,13 @@ public final class WalRecovery {
    */
   public WalRecovery(FileSystem fs, Path root, String selfLog, RecoveryZnodes znodes, CommitSink applier,
       long retainMillis) {
+    this(fs, root, selfLog, znodes, applier, retainMillis, DEFAULT_ATTEMPT_MILLIS);
+  }
+
+  /** @param attemptMillis how long a pass tries one log before it leaves it to the next pass */
+  public WalRecovery(FileSystem fs, Path root, String selfLog, RecoveryZnodes znodes, CommitSink applier,
+      long retainMillis, long attemptMillis) {
+    this.attemptMillis = attemptMillis;
     this.fs = fs;
     this.root = root;
     this.selfLog = selfLog;
@@ -85,15 +98,24 @@ public final class WalRecovery {
     this.retainMillis = retainMillis;
   }
 
+  /** Replays every log a pass can reach, whatever groups they hold (tools and tests). */
+  public Pass recoverDeadServers() throws IOException {
+    return recoverDeadServers(leader -> true);
+  }
+
   /**
-   * Replays the log of every dead server, and of every earlier G-Store instance on this server, and returns once
-   * each is replayed (here or by another server). Then {@link #committedTxns} knows the transactions of every
-   * recovered log.
+   * Replays the log of every dead server, and of every earlier G-Store instance on this server, each for at most
+   * the attempt time. Returns once every log that may hold a group led from {@code leadsHere} is replayed (here or
+   * by another server); throws, naming them, if some are not yet. A log that cannot be replayed now (a table it
+   * writes is disabled, another server holds its lock, HDFS stalls) holds back only the regions whose groups it
+   * holds, which is read from the log itself once it is fenced; the next pass tries it again. Then
+   * {@link #committedTxns} knows the transactions of every recovered log.
    */
-  public synchronized Pass recoverDeadServers() throws IOException {
+  public synchronized Pass recoverDeadServers(Predicate<Key> leadsHere) throws IOException {
     long start = System.currentTimeMillis();
     int servers = 0;
     long[] counts = new long[2];
+    List<String> notReplayed = new ArrayList<>();
     if (fs.exists(root)) {
       Set<String> live = coordination.liveServers();
       for (FileStatus dir : fs.listStatus(root)) {
@@ -104,13 +126,56 @@ public final class WalRecovery {
         if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog) || anotherLiveInstance) {
           continue;
         }
-        if (recover(log, counts)) {
-          servers++;
+        try {
+          if (recover(log, counts)) {
+            servers++;
+          }
+        } catch (InterruptedIOException e) {
+          throw e;
+        } catch (IOException e) {
+          if (holdsNoGroupLedFrom(log, leadsHere)) {
+            LOG.warn("G-Store has not replayed the WAL {} yet ({}); it holds no group led from the region"
+                + " waiting, which serves meanwhile", log, e.getMessage());
+          } else if (e instanceof WalFiles.CorruptWalException corrupt) {
+            throw corrupt; // an operator must act: say so as it is
+          } else {
+            notReplayed.add(log + " (" + e.getMessage() + ")");
+          }
         }
       }
       learnOutcomesAndForgetOld(live);
     }
+    if (!notReplayed.isEmpty()) {
+      throw new IOException("G-Store cannot replay yet the WAL of " + String.join(", ", notReplayed)
+          + "; the groups it may hold wait for it");
+    }
     return new Pass(servers, counts[0], counts[1], System.currentTimeMillis() - start);
+  }
+
+  /**
+   * Whether a log that was not replayed surely holds no group led from {@code leadsHere}: it is fenced (renamed,
+   * every file closed, so no zombie can add to it) and none of its records names such a leader. Unknown means no.
+   */
+  private boolean holdsNoGroupLedFrom(String log, Predicate<Key> leadsHere) {
+    try {
+      Path fenced = new Path(root, log + RECOVERING);
+      if (!fs.exists(fenced) || !(fs instanceof DistributedFileSystem dfs)) {
+        return false;
+      }
+      for (Path f : WalFiles.files(fs, fenced)) {
+        if (!dfs.isFileClosed(f)) {
+          return false;
+        }
+        WalFiles.Contents contents = WalFiles.read(fs, f);
+        if (contents.corrupt() || contents.records().stream()
+            .anyMatch(r -> leadsHere.test(DatagramCodec.fromProto(r.getGroup()).id().leader()))) {
+          return false;
+        }
+      }
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
   }
 
   /** Transactions of {@code group} found in recovered logs: transaction id → commit timestamp. */
@@ -126,8 +191,12 @@ public final class WalRecovery {
     closed = true;
   }
 
-  /** Recovers one log under its lock, or waits for whoever holds it; true if this pass replayed. */
+  /**
+   * Recovers one log under its lock, or waits (at most the attempt time) for whoever holds it; true if this pass
+   * replayed it.
+   */
   private boolean recover(String server, long[] counts) throws IOException {
+    long deadline = System.currentTimeMillis() + attemptMillis;
     while (fs.exists(new Path(root, server)) || fs.exists(new Path(root, server + RECOVERING))) {
       if (coordination.tryLock(server)) {
         try {
@@ -135,6 +204,9 @@ public final class WalRecovery {
         } finally {
           coordination.unlock(server);
         }
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException("another region server has been replaying it for over " + attemptMillis + " ms");
       }
       pause(200);
     }
@@ -160,12 +232,24 @@ public final class WalRecovery {
     long skipped = 0;
     // an instance that stopped cleanly with nothing held had every commit persisted in HBase: nothing to write
     boolean persisted = fs.exists(new Path(fenced, SharedWal.CLOSED_CLEANLY));
+    ReplayFilter filter = new ReplayFilter();
+    long index = 0;
+    for (Path f : files) {
+      for (WalRecordProto r : WalFiles.readForReplay(fs, f)) {
+        filter.observe(index++, r);
+      }
+    }
+    index = 0;
     for (Path f : files) {
       List<Shipment> batch = new ArrayList<>();
       for (WalRecordProto r : WalFiles.readForReplay(fs, f)) {
+        long at = index++;
+        if (r.getPersistedMark()) {
+          continue;
+        }
         GroupRef group = DatagramCodec.fromProto(r.getGroup());
         txns.computeIfAbsent(group, g -> new LinkedHashMap<>()).put(r.getTxnId(), r.getCommitTs());
-        if (persisted) {
+        if (persisted || !filter.replays(at, r)) {
           continue;
         }
         batch.add(new Shipment(group, r.getCommitTs(), r.getWritesList(), null));
@@ -191,12 +275,16 @@ public final class WalRecovery {
     return true;
   }
 
-  /** Writes {@code batch} into HBase, retrying while HBase may take it; returns how many commits were skipped. */
+  /**
+   * Writes {@code batch} into HBase, retrying while HBase may take it, at most the attempt time; returns how many
+   * commits were skipped.
+   */
   private long applyUntilDone(List<Shipment> batch) throws IOException {
     if (batch.isEmpty()) {
       return 0;
     }
     long backoff = 100;
+    long deadline = System.currentTimeMillis() + attemptMillis;
     while (true) {
       try {
         applier.apply(batch);
@@ -214,6 +302,9 @@ public final class WalRecovery {
               batch.get(0).commitTs(), e.toString());
           return 1;
         }
+        if (System.currentTimeMillis() > deadline) {
+          throw new IOException("HBase did not take its writes for " + attemptMillis + " ms: " + e, e);
+        }
         LOG.warn("G-Store replay could not write {} commits yet; retrying in {} ms ({})", batch.size(), backoff,
             e.toString());
         pause(backoff);
@@ -228,7 +319,11 @@ public final class WalRecovery {
       return;
     }
     long pause = 100;
+    long deadline = System.currentTimeMillis() + attemptMillis;
     while (!dfs.recoverLease(file) && !dfs.isFileClosed(file)) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException("HDFS did not recover the lease of " + file + " within " + attemptMillis + " ms");
+      }
       pause(pause);
       pause = Math.min(pause * 2, 1_000);
     }
@@ -259,6 +354,9 @@ public final class WalRecovery {
         Map<GroupRef, Map<String, Long>> txns = new HashMap<>();
         for (Path f : WalFiles.files(fs, dir.getPath())) {
           for (WalRecordProto r : WalFiles.read(fs, f).records()) {
+            if (r.getPersistedMark()) {
+              continue;
+            }
             txns.computeIfAbsent(DatagramCodec.fromProto(r.getGroup()), g -> new LinkedHashMap<>())
                 .put(r.getTxnId(), r.getCommitTs());
           }

@@ -189,6 +189,11 @@ public final class GStoreServer implements Closeable {
       String advertised = "0.0.0.0".equals(bindAddress) ? serverName.getHostname() : bindAddress;
       peers.register(self, new InetSocketAddress(advertised, bound.getPort()));
       recoveryZnodes.register(serverName.getServerName()); // before any region here takes a write
+      if (peers.acl().equals(org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE)) {
+        LOG.warn("G-Store runs on a ZooKeeper without authentication: whoever reaches it can rewrite G-Store's"
+            + " persistence claims (gstore/persisted) and make leaders forget commits that are not persisted."
+            + " Run HBase with secure ZooKeeper in production (docs/operations.md, \"Limits and security\")");
+      }
       heartbeatThread.scheduleWithFixedDelay(heartbeat, config.recoveryHeartbeatMillis(),
           config.recoveryHeartbeatMillis(), TimeUnit.MILLISECONDS);
       LOG.info("G-Store peer {} listening on {}:{}", self, advertised, bound.getPort());
@@ -355,7 +360,7 @@ public final class GStoreServer implements Closeable {
     long backoff = 100;
     while (!closed && openRegions.contains(info.getEncodedName())) {
       try {
-        WalRecovery.Pass pass = recovery.recoverDeadServers();
+        WalRecovery.Pass pass = recovery.recoverDeadServers(k -> HostedRegions.contains(info, k));
         metrics.recovered(pass);
         break;
       } catch (Throwable e) { // NOPMD: the region must not wait forever on a thread that died
@@ -536,10 +541,11 @@ public final class GStoreServer implements Closeable {
       }
       try {
         writer.submit(input.apply(e));
-      } catch (RuntimeException ex) {
+      } catch (Throwable ex) { // NOPMD: an Error must not skip the wake-up below, or the engine's timers stop
         LOG.error("G-Store protocol step failed", ex);
+      } finally {
+        scheduleWakeup(e);
       }
-      scheduleWakeup(e);
     }, protocolThread);
   }
 

@@ -243,6 +243,16 @@ public final class TransactionManager {
     }
   }
 
+  /**
+   * Logs that every commit of the group so far is persisted in HBase, so that a replay of this log does not write
+   * them again (see {@code ReplayFilter}). Not waited for: without the mark a replay writes them, as before.
+   */
+  private void logPersisted(GroupCache cache) {
+    byte[] mark = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
+        .setCommitTs(cache.lastCommitTs()).setTxnId("").setPersistedMark(true).build().toByteArray();
+    wal.append(cache.group, mark).thenAccept(shipper::logged);
+  }
+
   /** Waits (at most the endpoint wait) for the outcome of a commit of the group that is in doubt. */
   private void awaitSettled(GroupCache cache) throws IOException {
     CompletableFuture<Void> inDoubt = cache.inDoubt();
@@ -323,6 +333,7 @@ public final class TransactionManager {
       awaitSettled(cache);
       shipper.drain(cache.group, waitMillis);
       awaitClockPast(cache);
+      logPersisted(cache);
       caches.forget(cache);
     }
   }
@@ -359,6 +370,7 @@ public final class TransactionManager {
         try {
           awaitSettled(cache);
           shipper.drain(cache.group, waitMillis);
+          logPersisted(cache);
           break;
         } catch (InterruptedIOException e) {
           LOG.error("interrupted shipping group {} before its leader region closes; {} commits not shipped",

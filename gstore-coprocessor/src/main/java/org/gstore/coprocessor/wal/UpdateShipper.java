@@ -39,11 +39,14 @@ import org.slf4j.LoggerFactory;
  * <p>A commit that HBase refuses for good (a {@link DoNotRetryIOException}: its column family or table was dropped
  * after it committed, say) must not stop everyone else's: the batch is then shipped one commit at a time, and a
  * commit refused on its own is <em>quarantined</em>: logged as an error with its WAL position, counted
- * ({@code shipperQuarantined}), no longer waited for by deletes and region closes, and kept in the WAL for an
- * operator.
+ * ({@code shipperQuarantined}, the number quarantined now), no longer waited for by deletes and region closes, kept
+ * in the WAL, and shipped again every {@link #QUARANTINE_RETRY_MILLIS} ({@link #retryQuarantined}), so that it
+ * lands once its cause is fixed (a family added back, a quota raised). It is never dropped.
  */
 public final class UpdateShipper implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(UpdateShipper.class);
+  /** How often quarantined commits are shipped again. */
+  public static final long QUARANTINE_RETRY_MILLIS = 60_000;
 
   /** One committed transaction to apply. */
   public record Shipment(GroupRef group, long commitTs, List<RowWriteProto> writes, SharedWal.Position position) {}
@@ -68,7 +71,9 @@ public final class UpdateShipper implements Closeable {
   private final List<TreeSet<Long>> heldSeqs = new ArrayList<>();
   private long nextShipment;
   private long shippedThrough = -1;
-  private long quarantined;
+  /** Commits HBase refused for good, oldest first: the WAL keeps them, and they are shipped again now and then. */
+  private final LinkedHashSet<Shipment> quarantined = new LinkedHashSet<>();
+  private long lastQuarantineRetry = Long.MIN_VALUE;
   private long shippedAgain;
   private long persistedOnDrain;
 
@@ -110,6 +115,14 @@ public final class UpdateShipper implements Closeable {
     handedOver[stream].mark(s.position().seq());
     queued.add(s);
     thread.add(new Held(s, System.currentTimeMillis() + delayMillis));
+  }
+
+  /**
+   * A record that is not a commit (a persisted mark) is durable in the WAL at {@code position}: the WAL need not
+   * keep it for the shipper, and the records after it must not wait for it.
+   */
+  public synchronized void logged(SharedWal.Position position) {
+    handedOver[position.stream()].mark(position.seq());
   }
 
   /**
@@ -223,9 +236,30 @@ public final class UpdateShipper implements Closeable {
     return unpersisted.size();
   }
 
-  /** Commits HBase refused for good since this server started (see the class comment). */
+  /** Commits HBase refused for good and not shipped since (see the class comment). */
   public synchronized long quarantinedCount() {
-    return quarantined;
+    return quarantined.size();
+  }
+
+  /**
+   * Ships the quarantined commits again if {@link #QUARANTINE_RETRY_MILLIS} passed since the last time: those whose
+   * cause was fixed land and are held as any shipped commit; the others are quarantined again. Returns how many were
+   * shipped again.
+   */
+  public synchronized int retryQuarantined(long now) {
+    if (quarantined.isEmpty() || (lastQuarantineRetry != Long.MIN_VALUE
+        && now - lastQuarantineRetry < QUARANTINE_RETRY_MILLIS)) {
+      return 0;
+    }
+    lastQuarantineRetry = now;
+    int again = quarantined.size();
+    for (Shipment s : quarantined) {
+      heldPerGroup.merge(s.group(), 1, Integer::sum);
+      queued.add(s);
+      thread.add(new Held(s, 0));
+    }
+    quarantined.clear();
+    return again;
   }
 
   /** Commits shipped again because a region server that may have lost them died. */
@@ -320,7 +354,7 @@ public final class UpdateShipper implements Closeable {
     LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
         + " refuses its writes for good, so it is not shipped; it stays in the WAL for an operator, see"
         + " docs/operations.md", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq());
-    quarantined++;
+    quarantined.add(s);
     queued.remove(s);
     heldPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1); // the WAL keeps its record
     notifyAll();

@@ -39,14 +39,18 @@ class UpdateShipperTest {
       new GroupRef(new GroupId("g", Key.of("t", Bytes.toBytes("leader"))), new Uid(new org.gstore.common.protocol.NodeId("node"), 1));
   private final List<String> applied = new ArrayList<>();
 
+  /** The row HBase refuses for good now ({@link #hbaseRefusing}'s argument until a test changes it). */
+  private volatile String poisoned;
+
   private Connection hbaseRefusing(String poisonedRow) throws Exception {
+    poisoned = poisonedRow;
     Table table = mock(Table.class);
     doAnswer(call -> {
       List<? extends Row> actions = call.getArgument(0);
       List<Throwable> causes = new ArrayList<>();
       List<Row> failed = new ArrayList<>();
       for (Row r : actions) {
-        if (Bytes.toString(r.getRow()).equals(poisonedRow)) {
+        if (Bytes.toString(r.getRow()).equals(poisoned)) {
           causes.add(new NoSuchColumnFamilyException("family dropped"));
           failed.add(r);
         }
@@ -91,6 +95,28 @@ class UpdateShipperTest {
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.pendingCount() == 0);
       assertThat(applied).containsExactly("a(sync)", "b(sync)", "c(sync)");
       assertThat(shipper.walNeededAbove(0)).isEqualTo(0);
+    } finally {
+      shipper.close();
+    }
+  }
+
+  @Test
+  void aQuarantinedCommitIsShippedAgainAndLandsOnceItsCauseIsFixed() throws Exception {
+    UpdateShipper shipper = new UpdateShipper(hbaseRefusing("bad"), new OwnerToken(new byte[32]),
+        Durability.SYNC_WAL, 1);
+    try {
+      shipper.ship(commit("bad", 0));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.quarantinedCount() == 1);
+      assertThat(shipper.retryQuarantined(0)).as("still refused: quarantined again").isEqualTo(1);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.quarantinedCount() == 1
+          && shipper.pendingCount() == 0);
+      assertThat(shipper.retryQuarantined(1)).as("not before the retry interval").isZero();
+      poisoned = "none"; // the operator fixed the cause (a family added back)
+      assertThat(shipper.retryQuarantined(UpdateShipper.QUARANTINE_RETRY_MILLIS)).isEqualTo(1);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.quarantinedCount() == 0
+          && shipper.pendingCount() == 0);
+      assertThat(applied).containsExactly("bad(sync)");
+      assertThat(shipper.walNeededAbove(0)).as("landed: the WAL need not keep it").isEqualTo(0);
     } finally {
       shipper.close();
     }

@@ -191,10 +191,10 @@ class WalRecoveryTest {
         Admin admin = cluster.getConnection().getAdmin()) {
       SharedWal stuckWal = openWal(deadFs, root, stuckServer);
       stuckWal.append(stuck, record(stuck, "into-a-disabled-table", disabled)).get(30, TimeUnit.SECONDS);
-      stuckWal.abandon();
+      stuckWal.close(); // closed files: no lease to recover, which this test's short attempts would not wait for
       SharedWal fineWal = openWal(deadFs, root, "fine.example.com,16020,6");
       fineWal.append(fine, record(fine, "replayable", null)).get(30, TimeUnit.SECONDS);
-      fineWal.abandon();
+      fineWal.close();
       admin.disableTable(disabled);
       ZooKeeper zk = session(conf);
       try {
@@ -233,7 +233,8 @@ class WalRecoveryTest {
     String parent = cluster.getTestingUtility().getZooKeeperWatcher().getZNodePaths().baseZNode;
     return new WalRecovery(fs, GStoreConfig.walRoot(cluster.getConfiguration()), "recoverer.example.com,16020,2",
         new RecoveryZnodes(() -> zk, parent, ZooDefs.Ids.OPEN_ACL_UNSAFE),
-        new CommitApplier(cluster.getConnection(), new OwnerToken(cluster.clusterSecret()), Durability.SYNC_WAL),
+        new CommitApplier(cluster.getConnection(), new OwnerToken(cluster.clusterSecret()), Durability.SYNC_WAL,
+            (int) attemptMillis),
         600_000, attemptMillis);
   }
 

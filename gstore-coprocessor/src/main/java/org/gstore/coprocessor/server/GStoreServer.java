@@ -156,7 +156,9 @@ public final class GStoreServer implements Closeable {
         peers.acl());
     // a replay must be persisted before the groups it restores serve again: SYNC_WAL whatever the shipper uses
     this.recovery = new WalRecovery(walFs, walRoot, log, recoveryZnodes,
-        new CommitApplier(env.getConnection(), ownerToken, Durability.SYNC_WAL), config.recoveryRetainMillis());
+        new CommitApplier(env.getConnection(), ownerToken, Durability.SYNC_WAL,
+            (int) WalRecovery.DEFAULT_ATTEMPT_MILLIS),
+        config.recoveryRetainMillis());
     OnlineRegions onlineRegions = env.getOnlineRegions();
     this.heartbeat = new PersistenceHeartbeat(serverName.getServerName(), log, recoveryZnodes,
         () -> syncHBaseWals(onlineRegions), shipper, wal::truncate, System::currentTimeMillis,

@@ -13,6 +13,7 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.OperationTimeoutExceededException;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.Table;
@@ -31,11 +32,19 @@ public final class CommitApplier implements CommitSink {
   private final Connection connection;
   private final OwnerToken tokens;
   private final Durability durability;
+  /** How long one HBase batch may take, HBase's client retries included (0: the client's own setting). */
+  private final int operationTimeoutMillis;
 
   public CommitApplier(Connection connection, OwnerToken tokens, Durability durability) {
+    this(connection, tokens, durability, 0);
+  }
+
+  /** @param operationTimeoutMillis bounds each HBase batch, its client-side retries included (0: no bound of ours) */
+  public CommitApplier(Connection connection, OwnerToken tokens, Durability durability, int operationTimeoutMillis) {
     this.connection = connection;
     this.tokens = tokens;
     this.durability = durability;
+    this.operationTimeoutMillis = operationTimeoutMillis;
   }
 
   /** Writes {@code batch} in one HBase batch per table. */
@@ -54,7 +63,7 @@ public final class CommitApplier implements CommitSink {
       throw new DoNotRetryIOException("cannot build the HBase writes of a commit: " + e, e);
     }
     for (Map.Entry<TableName, List<Mutation>> e : byTable.entrySet()) {
-      try (Table table = connection.getTable(e.getKey())) {
+      try (Table table = table(e.getKey())) {
         table.batch(e.getValue(), new Object[e.getValue().size()]);
       } catch (InterruptedException ie) {
         Thread.currentThread().interrupt();
@@ -63,15 +72,25 @@ public final class CommitApplier implements CommitSink {
     }
   }
 
+  private Table table(TableName name) throws IOException {
+    if (operationTimeoutMillis <= 0) {
+      return connection.getTable(name);
+    }
+    return connection.getTableBuilder(name, null).setOperationTimeout(operationTimeoutMillis).build();
+  }
+
   /**
    * Whether no retry can make HBase take the writes. A disabled table is not such a case (it is enabled again,
-   * and the commit must land then), although HBase does not retry it either.
+   * and the commit must land then), although HBase does not retry it either; nor is an operation that ran out of
+   * its time.
    */
   public static boolean refusedForGood(Throwable e) {
     if (e instanceof RetriesExhaustedWithDetailsException details) {
       return details.getCauses().stream().anyMatch(CommitApplier::refusedForGood);
     }
-    return e instanceof DoNotRetryIOException && !(e instanceof TableNotEnabledException);
+    // a bound on the client's own retries (ours, for replay) says nothing about whether a later try lands
+    return e instanceof DoNotRetryIOException && !(e instanceof TableNotEnabledException)
+        && !(e instanceof OperationTimeoutExceededException);
   }
 
   /**

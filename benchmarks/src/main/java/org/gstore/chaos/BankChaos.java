@@ -5,8 +5,10 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.TableName;
@@ -27,19 +29,22 @@ import org.gstore.testing.process.ProcessCluster;
 
 /**
  * One chaos run: set up the bank (a table of its own, one group per set of accounts), run transfer workers and an
- * auditor while {@link Killer} kills processes, then stop the load, make sure every process is back, delete the
- * groups and check the ledger ({@link LedgerCheck}). Prints one line:
- * {@code chaos kills=K commits=C lost=L duplicated=D invariant=ok|broken}, where {@code duplicated} counts accounts
- * whose balance disagrees with the ledgers (a transfer applied other than exactly once).
+ * auditor while {@link FaultSchedule} injects faults (kills, pauses, moves, balancer runs, splits, restarts, master
+ * kills), then stop the load, make sure every process is back, delete the groups and check the ledger
+ * ({@link LedgerCheck}). Prints one line: {@code chaos kills=K pauses=P moves=M balances=B splits=S restarts=R
+ * masters=X commits=C lost=L duplicated=D invariant=ok|broken}, where {@code duplicated} counts accounts whose
+ * balance disagrees with the ledgers (a transfer applied other than exactly once). The data is judged even when
+ * the schedule failed or a process could not be brought back.
  */
 public final class BankChaos {
   /**
-   * What to run. The load runs for {@code length} and on until the schedule has killed {@code minKills} processes
-   * (a restart that waits for the cluster to serve again can take long on a loaded machine), but no longer than
-   * {@code length} plus {@link #LONGEST_FAULT} per kill still missing.
+   * What to run. The load runs for {@code length} and on until the schedule has injected {@code minFaults} faults
+   * and one of each kind in {@code faults} (a restart that waits for the cluster to serve again can take long on a
+   * loaded machine), but no longer than {@code length} plus {@link #LONGEST_FAULT} per fault still missing.
+   * {@code pause} is how long a paused region server stays stopped (past its ZooKeeper session).
    */
-  public record Settings(Duration length, Duration killEvery, Duration down, int minKills, int groups, int accounts,
-      int workers, boolean killMaster, long seed) {}
+  public record Settings(Duration length, Duration every, Duration down, Duration pause, Set<Fault> faults,
+      int minFaults, int groups, int accounts, int workers, long seed) {}
 
   /** How long one fault (kill, down time, restart, cluster serving again) may take before a run gives up on it. */
   static final Duration LONGEST_FAULT = Duration.ofMinutes(3);
@@ -66,33 +71,39 @@ public final class BankChaos {
   }
 
   /** What a run found; {@code ok} when every invariant held and the fault schedule ran as planned. */
-  public record Outcome(int kills, long commits, long lost, long duplicated, boolean ok) {}
+  public record Outcome(Map<Fault, Integer> faults, long commits, long lost, long duplicated, boolean ok) {
+    public int count(Fault kind) {
+      return faults.getOrDefault(kind, 0);
+    }
+  }
 
   /** Runs, and prints the one-line verdict last. */
   public Outcome run() throws Exception {
     try (GStoreClient client = GStoreClient.create(connection)) {
       List<KeyGroup> groups = setUp(client);
-      Killer killer = new Killer(cluster, connection, bank, settings.killEvery(), settings.down(),
-          settings.killMaster(), settings.minKills(), settings.seed(), out);
+      FaultSchedule schedule = new FaultSchedule(cluster, connection, bank, settings.every(), settings.down(),
+          settings.pause(), settings.faults(), Math.max(settings.minFaults(), settings.faults().size()),
+          settings.seed(), out);
       List<Thread> threads = new ArrayList<>();
       for (int w = 0; w < settings.workers(); w++) {
         int worker = w;
         threads.add(started("chaos-transfers-" + w, () -> transfers(worker, groups)));
       }
       threads.add(started("chaos-auditor", () -> audits(groups)));
-      Thread killing = started("chaos-killer", killer);
-      out.printf("chaos: %d groups of %d accounts in %s, %d transfer workers and an auditor for %d s, a kill every"
-          + " %d s%n", settings.groups(), settings.accounts(), bank.table(), settings.workers(),
-          settings.length().toSeconds(), settings.killEvery().toSeconds());
-      killing.join(settings.length().toMillis());
-      killer.stop();
-      int missing = Math.max(0, settings.minKills() - killer.kills());
-      killing.join(settings.killEvery().plus(LONGEST_FAULT).multipliedBy(missing + 1L).toMillis());
-      if (killing.isAlive()) {
-        out.printf("chaos: %d of %d kills in time; ending the fault schedule%n", killer.kills(), settings.minKills());
-        killer.abort();
+      Thread faulting = started("chaos-faults", schedule);
+      out.printf("chaos: %d groups of %d accounts in %s, %d transfer workers and an auditor for %d s, a fault every"
+          + " %d s among %s%n", settings.groups(), settings.accounts(), bank.table(), settings.workers(),
+          settings.length().toSeconds(), settings.every().toSeconds(), settings.faults());
+      faulting.join(settings.length().toMillis());
+      schedule.stop();
+      int missing = Math.max(settings.faults().size(), settings.minFaults()) - schedule.total();
+      faulting.join(settings.every().plus(LONGEST_FAULT).multipliedBy(Math.max(0, missing) + 1L).toMillis());
+      if (faulting.isAlive()) {
+        out.printf("chaos: %d faults in time, not every kind asked for; ending the fault schedule%n",
+            schedule.total());
+        schedule.abort();
       }
-      killing.join(); // it restarts what it killed before it returns
+      faulting.join(); // it brings back what it stopped before it returns
       stopping = true;
       for (Thread t : threads) {
         t.join(Duration.ofMinutes(3).toMillis());
@@ -101,18 +112,20 @@ public final class BankChaos {
           t.interrupt();
         }
       }
-      cluster.start(); // brings back anything still down (no-op if all serve)
-      deleteGroups(groups);
+      boolean healed = bringBackAndDelete(groups);
       LedgerCheck.Result check = LedgerCheck.run(connection, bank, acknowledged);
       check.details().stream().limit(20).forEach(d -> out.println("chaos: " + d));
-      boolean ok = check.ok() && auditFailures.get() == 0 && killer.failure() == null
-          && killer.kills() >= settings.minKills();
+      boolean ok = check.ok() && healed && auditFailures.get() == 0 && schedule.failure() == null
+          && schedule.complete();
       out.printf("chaos: %d transfers acknowledged, %d applied in all, %d of unknown outcome (a call failed"
-          + " during a crash), %d gave up on conflicts; %d audits, %d failed%n", acknowledged.size(),
+          + " during a fault), %d gave up on conflicts; %d audits, %d failed%n", acknowledged.size(),
           check.transfersApplied(), uncertain.get(), conflicts.get(), audits.get(), auditFailures.get());
-      out.printf("chaos kills=%d commits=%d lost=%d duplicated=%d invariant=%s%n", killer.kills(),
-          acknowledged.size(), check.lost(), check.accountsOff(), ok ? "ok" : "broken");
-      return new Outcome(killer.kills(), acknowledged.size(), check.lost(), check.accountsOff(), ok);
+      Map<Fault, Integer> counts = schedule.counts();
+      StringBuilder verdict = new StringBuilder("chaos");
+      counts.forEach((kind, n) -> verdict.append(' ').append(kind.counted()).append('=').append(n));
+      out.printf("%s commits=%d lost=%d duplicated=%d invariant=%s%n", verdict, acknowledged.size(), check.lost(),
+          check.accountsOff(), ok ? "ok" : "broken");
+      return new Outcome(counts, acknowledged.size(), check.lost(), check.accountsOff(), ok);
     }
   }
 
@@ -181,6 +194,27 @@ public final class BankChaos {
       }
       pause(50);
     }
+  }
+
+  /**
+   * Brings back any process still down and deletes the groups (after which every commit is in HBase). A failure of
+   * either is reported, and the ledger is still checked on what HBase serves: false if something failed.
+   */
+  private boolean bringBackAndDelete(List<KeyGroup> groups) {
+    boolean healed = true;
+    try {
+      cluster.start(); // no-op if all serve
+    } catch (IOException | RuntimeException e) {
+      out.println("chaos: could not bring every process back: " + e);
+      healed = false;
+    }
+    try {
+      deleteGroups(groups);
+    } catch (IOException | RuntimeException e) {
+      out.println("chaos: could not delete the groups: " + e);
+      healed = false;
+    }
+    return healed;
   }
 
   /** Deletes the groups, retrying through the last restarts; their commits are all in HBase afterwards. */

@@ -19,6 +19,7 @@ import org.gstore.bench.Reports;
 import org.gstore.bench.ScaleRun;
 import org.gstore.bench.omid.OmidSettings;
 import org.gstore.chaos.BankChaos;
+import org.gstore.chaos.Fault;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.process.ProcessCluster;
 
@@ -57,10 +58,11 @@ public final class GStore {
                           (many groups active at once, state-table cleanup, very large groups)
              gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries)
              gstore cluster start|stop|status|kill|restart [--dir target/cluster] ...   (gstore cluster help)
-             gstore chaos [--dir target/cluster] [--conf hbase-site.xml] [--minutes 5] [--kill-every 30s]
-                          [--down 5s] [--min-kills 3] [--groups 4] [--accounts 8] [--workers 4]
-                          [--kill-master yes|no] [--seed N]
-                          (bank transfers while kill -9 hits the process cluster's servers; checks nothing is lost)""";
+             gstore chaos [--dir target/cluster] [--conf hbase-site.xml] [--minutes 5] [--every 30s]
+                          [--faults kill,pause,move,balance,split,restart,master|all] [--min-faults N]
+                          [--down 5s] [--pause 15s] [--groups 4] [--accounts 8] [--workers 4] [--seed N]
+                          (bank transfers while faults hit the process cluster, several at once now and then;
+                           checks nothing is lost or applied twice)""";
 
   private interface Job {
     boolean run(Connection connection, boolean embedded) throws Exception;
@@ -115,8 +117,8 @@ public final class GStore {
 
   /** {@code gstore chaos}: needs a process cluster, to kill its processes. */
   private static boolean chaos(Map<String, String> o) throws Exception {
-    allow(o, "--conf", "--dir", "--minutes", "--kill-every", "--down", "--min-kills", "--groups", "--accounts",
-        "--workers", "--kill-master", "--seed");
+    allow(o, "--conf", "--dir", "--minutes", "--every", "--faults", "--min-faults", "--down", "--pause", "--groups",
+        "--accounts", "--workers", "--seed");
     Path dir = Path.of(o.getOrDefault("--dir", "target/cluster"));
     ProcessCluster cluster = ProcessCluster.open(dir, System.out);
     String conf = o.getOrDefault("--conf", cluster.clientSite().toString());
@@ -124,18 +126,20 @@ public final class GStore {
     if (!(minutes > 0 && minutes <= 24 * 60)) {
       throw fail("--minutes must be more than 0 and at most a day");
     }
-    String killMaster = o.getOrDefault("--kill-master", "yes");
-    if (!killMaster.equals("yes") && !killMaster.equals("no")) {
-      throw fail("--kill-master takes yes or no");
+    Set<Fault> faults;
+    try {
+      faults = Fault.parse(o.getOrDefault("--faults", "all"));
+    } catch (IllegalArgumentException e) {
+      throw fail("--faults: " + e.getMessage());
     }
     int accounts = positive(o, "--accounts", 8);
     if (accounts < 2) {
       throw fail("--accounts must be at least 2");
     }
     BankChaos.Settings settings = new BankChaos.Settings(Duration.ofMillis((long) (minutes * 60_000)),
-        duration(o, "--kill-every", "30s"), duration(o, "--down", "5s"), positive(o, "--min-kills", 3),
-        positive(o, "--groups", 4), accounts,
-        positive(o, "--workers", 4), killMaster.equals("yes"),
+        duration(o, "--every", "30s"), duration(o, "--down", "5s"), duration(o, "--pause", "15s"), faults,
+        positive(o, "--min-faults", faults.size()), positive(o, "--groups", 4), accounts,
+        positive(o, "--workers", 4),
         Long.parseLong(o.getOrDefault("--seed", Long.toString(System.nanoTime() % 1_000_000))));
     return withCluster(conf, Map.of(),
         (connection, embedded) -> new BankChaos(connection, cluster, settings, System.out).run().ok());

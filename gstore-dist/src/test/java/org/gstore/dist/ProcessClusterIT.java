@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.gstore.chaos.BankChaos;
+import org.gstore.chaos.Fault;
 import org.gstore.cli.GStore;
 import org.gstore.testing.process.ClusterLayout;
 import org.gstore.testing.process.ProcessCluster;
@@ -114,15 +116,18 @@ class ProcessClusterIT {
 
   @Test
   @Order(5)
-  @Timeout(value = 8, unit = TimeUnit.MINUTES)
-  void chaosWithKillMinus9LosesAndDuplicatesNothing() throws Exception {
-    BankChaos.Settings settings = new BankChaos.Settings(Duration.ofSeconds(90), Duration.ofSeconds(20),
-        Duration.ofSeconds(3), 3, 4, 8, 4, false, 7);
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
+  void chaosMixingEveryFaultKindLosesAndDuplicatesNothing() throws Exception {
+    BankChaos.Settings settings = new BankChaos.Settings(Duration.ofSeconds(60), Duration.ofSeconds(10),
+        Duration.ofSeconds(3), Duration.ofSeconds(15), EnumSet.allOf(Fault.class), Fault.values().length, 4, 8, 4,
+        7);
     BankChaos.Outcome outcome;
     try (Connection connection = ConnectionFactory.createConnection(cluster.clientConfiguration())) {
       outcome = new BankChaos(connection, cluster, settings, System.out).run();
     }
-    assertThat(outcome.kills()).as("region servers killed (the first one a leader's)").isGreaterThanOrEqualTo(3);
+    for (Fault kind : Fault.values()) {
+      assertThat(outcome.count(kind)).as(kind.counted()).isPositive();
+    }
     assertThat(outcome.commits()).isPositive();
     assertThat(outcome.lost()).isZero();
     assertThat(outcome.duplicated()).isZero();

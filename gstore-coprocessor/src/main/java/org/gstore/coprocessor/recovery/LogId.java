@@ -16,6 +16,16 @@ public final class LogId {
     return server + SEPARATOR + instance;
   }
 
+  /** The instance of a log: when its G-Store started, in milliseconds; -1 for a log named by its server alone. */
+  public static long instanceOf(String log) {
+    int at = log.lastIndexOf(SEPARATOR);
+    try {
+      return at < 0 ? -1 : Long.parseLong(log.substring(at + 1));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
   /** The region server a log (or a WAL directory named after it) belongs to; a name without instance is its own. */
   public static String serverOf(String log) {
     int at = log.lastIndexOf(SEPARATOR);

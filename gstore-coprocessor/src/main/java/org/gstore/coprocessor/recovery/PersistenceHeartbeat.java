@@ -100,7 +100,9 @@ public final class PersistenceHeartbeat implements Runnable {
       znodes.publishFlushed(self, new ClaimStore.Flushed(log, shippedThrough));
       published = shippedThrough;
     }
-    PersistenceTracker.Heartbeat hb = tracker.heartbeat(znodes.liveServers(), znodes.claims(), clock.getAsLong());
+    // claims first: a server whose claim is gone but that still reads as live unregistered, never died unseen
+    Map<String, Map<String, Long>> claims = znodes.claims();
+    PersistenceTracker.Heartbeat hb = tracker.heartbeat(znodes.liveServers(), claims, clock.getAsLong());
     for (PersistenceTracker.Death death : hb.deaths()) {
       int again = shipper.shipAgainAbove(death.persistedThrough(log));
       deathsSeen++;

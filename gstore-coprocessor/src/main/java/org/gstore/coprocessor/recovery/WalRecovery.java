@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,6 +72,8 @@ public final class WalRecovery {
   private final long retainMillis;
   /** How long one pass tries one log (its lock, its leases, its writes) before it moves on to the next. */
   private final long attemptMillis;
+  /** When a pass last failed to replay a log: it is tried again only an attempt time later. */
+  private final Map<String, Long> failedAt = new ConcurrentHashMap<>();
   /** Transaction outcomes per recovered directory: group → transaction id → commit timestamp. */
   private final Map<String, Map<GroupRef, Map<String, Long>>> outcomes = new ConcurrentHashMap<>();
   private volatile boolean closed;
@@ -118,21 +121,26 @@ public final class WalRecovery {
     List<String> notReplayed = new ArrayList<>();
     if (fs.exists(root)) {
       Set<String> live = coordination.liveServers();
+      Map<String, ClaimStore.Flushed> current = coordination.flushed();
       for (FileStatus dir : fs.listStatus(root)) {
         String name = dir.getPath().getName();
-        String log = name.endsWith(RECOVERING) ? name.substring(0, name.length() - RECOVERING.length()) : name;
-        String server = LogId.serverOf(log);
-        boolean anotherLiveInstance = live.contains(server) && !server.equals(selfServer);
-        if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog) || anotherLiveInstance) {
+        String log = logOf(name);
+        if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog) || inUse(log, live, current)) {
           continue;
         }
         try {
+          Long failed = failedAt.get(log);
+          if (failed != null && System.currentTimeMillis() - failed < attemptMillis) {
+            throw new IOException("its last replay failed " + (System.currentTimeMillis() - failed) + " ms ago");
+          }
           if (recover(log, counts)) {
             servers++;
           }
+          failedAt.remove(log);
         } catch (InterruptedIOException e) {
           throw e;
         } catch (IOException e) {
+          failedAt.putIfAbsent(log, System.currentTimeMillis());
           if (holdsNoGroupLedFrom(log, leadsHere)) {
             LOG.warn("G-Store has not replayed the WAL {} yet ({}); it holds no group led from the region"
                 + " waiting, which serves meanwhile", log, e.getMessage());
@@ -150,6 +158,22 @@ public final class WalRecovery {
           + "; the groups it may hold wait for it");
     }
     return new Pass(servers, counts[0], counts[1], System.currentTimeMillis() - start);
+  }
+
+  /**
+   * Whether {@code log} may still be written: a log of a live server, unless it is older than the log that server
+   * last published as current (an earlier instance's: G-Store stopped there and started again, or stopped for
+   * good and published a later instant). A log as new as the published one may belong to an instance that is
+   * starting, so it is left alone. This server's own earlier logs are recovered here in any case.
+   */
+  private boolean inUse(String log, Set<String> live, Map<String, ClaimStore.Flushed> current) {
+    String server = LogId.serverOf(log);
+    if (!live.contains(server) || server.equals(selfServer)) {
+      return false;
+    }
+    ClaimStore.Flushed published = current.get(server);
+    long newest = published == null ? -1 : LogId.instanceOf(published.log());
+    return newest < 0 || LogId.instanceOf(log) >= newest;
   }
 
   /**
@@ -298,8 +322,13 @@ public final class WalRecovery {
             }
             return skipped;
           }
-          LOG.warn("G-Store replay skips a commit of group {} (timestamp {}): {}", batch.get(0).group().id(),
-              batch.get(0).commitTs(), e.toString());
+          if (!CommitApplier.fencedOut(e)) { // a dropped family, a quota: never skipped, the log waits
+            throw new IOException("HBase refuses a commit of group " + batch.get(0).group().id() + " (timestamp "
+                + batch.get(0).commitTs() + ") for good: " + e + "; the log is kept and replayed once the cause is"
+                + " fixed", e);
+          }
+          LOG.warn("G-Store replay skips a commit of group {} (timestamp {}): its rows left the group since ({})",
+              batch.get(0).group().id(), batch.get(0).commitTs(), e.toString());
           return 1;
         }
         if (System.currentTimeMillis() > deadline) {
@@ -336,6 +365,7 @@ public final class WalRecovery {
    */
   private void learnOutcomesAndForgetOld(Set<String> live) throws IOException {
     long now = System.currentTimeMillis();
+    Set<String> deletedFrom = new HashSet<>();
     for (FileStatus dir : fs.listStatus(root)) {
       String name = dir.getPath().getName();
       int at = name.indexOf(RECOVERED);
@@ -345,10 +375,7 @@ public final class WalRecovery {
       long recoveredAt = parseTime(name.substring(at + RECOVERED.length()));
       if (now - recoveredAt > retainMillis) {
         outcomes.remove(name);
-        String server = LogId.serverOf(name.substring(0, at));
-        if (!live.contains(server)) {
-          coordination.forget(server); // its thresholds hold nothing back any more
-        }
+        deletedFrom.add(LogId.serverOf(name.substring(0, at)));
         fs.delete(dir.getPath(), true);
       } else if (!outcomes.containsKey(name)) {
         Map<GroupRef, Map<String, Long>> txns = new HashMap<>();
@@ -364,6 +391,23 @@ public final class WalRecovery {
         outcomes.put(name, txns);
       }
     }
+    for (FileStatus dir : fs.listStatus(root)) {
+      deletedFrom.remove(LogId.serverOf(logOf(dir.getPath().getName())));
+    }
+    for (String server : deletedFrom) {
+      if (!live.contains(server)) { // dead, and its every log long replayed: its thresholds hold nothing back
+        coordination.forget(server);
+      }
+    }
+  }
+
+  /** The log a WAL directory holds, whether it is being written, fenced or replayed. */
+  private static String logOf(String dirName) {
+    int recovered = dirName.indexOf(RECOVERED);
+    if (recovered >= 0) {
+      return dirName.substring(0, recovered);
+    }
+    return dirName.endsWith(RECOVERING) ? dirName.substring(0, dirName.length() - RECOVERING.length()) : dirName;
   }
 
   private static long parseTime(String s) {

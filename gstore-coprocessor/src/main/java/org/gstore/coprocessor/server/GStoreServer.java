@@ -41,6 +41,7 @@ import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.DatagramRejectedException;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.recovery.ClaimStore;
 import org.gstore.coprocessor.recovery.LogId;
 import org.gstore.coprocessor.recovery.PersistenceHeartbeat;
 import org.gstore.coprocessor.recovery.RecoveryZnodes;
@@ -91,7 +92,8 @@ public final class GStoreServer implements Closeable {
   private final TableGuard tableGuard;
   private final ScheduledExecutorService protocolThread;
   private final ExecutorService loaderThread;
-  private final ExecutorService recoveryThread;
+  /** Runs recovery passes, one region's at a time; a region that must wait is tried again later, not held. */
+  private final ScheduledExecutorService recoveryThread;
   private final WalRecovery recovery;
   private final RecoveryZnodes recoveryZnodes;
   private final PersistenceHeartbeat heartbeat;
@@ -173,7 +175,7 @@ public final class GStoreServer implements Closeable {
     this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
         config.endpointWaitMillis(), config.maxFutureMillis());
     this.loaderThread = Executors.newSingleThreadExecutor(daemon("gstore-loader-"));
-    this.recoveryThread = Executors.newSingleThreadExecutor(daemon("gstore-recovery-"));
+    this.recoveryThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-recovery-"));
     this.releaseRetries = Executors.newSingleThreadScheduledExecutor(daemon("gstore-release-"));
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
     gauges.stats = () -> engine.getNow(null) == null ? new ProtocolStats() : engine.getNow(null).stats();
@@ -191,6 +193,8 @@ public final class GStoreServer implements Closeable {
       String advertised = "0.0.0.0".equals(bindAddress) ? serverName.getHostname() : bindAddress;
       peers.register(self, new InetSocketAddress(advertised, bound.getPort()));
       recoveryZnodes.register(serverName.getServerName()); // before any region here takes a write
+      // names this instance's log as the server's current one: other servers may recover earlier instances' logs
+      recoveryZnodes.publishFlushed(serverName.getServerName(), new ClaimStore.Flushed(log, -1));
       if (peers.acl().equals(org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE)) {
         LOG.warn("G-Store runs on a ZooKeeper without authentication: whoever reaches it can rewrite G-Store's"
             + " persistence claims (gstore/persisted) and make leaders forget commits that are not persisted."
@@ -216,9 +220,15 @@ public final class GStoreServer implements Closeable {
    * shipments never cover this one's.
    */
   private static String newLog(FileSystem fs, Path walRoot, String server) throws IOException {
-    for (long instance = System.currentTimeMillis(); ; instance++) {
+    java.util.Set<String> taken = new java.util.HashSet<>();
+    if (fs.exists(walRoot)) {
+      for (org.apache.hadoop.fs.FileStatus dir : fs.listStatus(walRoot)) {
+        taken.add(dir.getPath().getName());
+      }
+    }
+    for (long instance = System.currentTimeMillis(); ; instance++) { // never an id an earlier instance had
       String log = LogId.of(server, instance);
-      if (!fs.exists(new Path(walRoot, log)) && !fs.exists(new Path(walRoot, log + WalRecovery.RECOVERING))) {
+      if (taken.stream().noneMatch(name -> name.equals(log) || name.startsWith(log + "."))) {
         return log;
       }
     }
@@ -347,7 +357,7 @@ public final class GStoreServer implements Closeable {
           return Step.NOTHING;
         });
         metrics.regionStateLoaded();
-        recoveryThread.execute(() -> serveAfterRecovery(region, state));
+        recoveryThread.execute(() -> serveAfterRecovery(region, state, 100));
         return;
       } catch (IOException e) {
         LOG.info("cannot load G-Store state of {} yet ({}); retrying", info.getRegionNameAsString(), e.toString());
@@ -357,24 +367,32 @@ public final class GStoreServer implements Closeable {
     }
   }
 
-  private void serveAfterRecovery(Region region, StateTables.Loaded state) {
+  /**
+   * Serves the region once no log that may hold its groups is left unreplayed. A region that must wait is tried
+   * again after {@code backoff} as a new task, so that regions opening behind it on this server are not held too.
+   */
+  private void serveAfterRecovery(Region region, StateTables.Loaded state, long backoff) {
     RegionInfo info = region.getRegionInfo();
-    long backoff = 100;
-    while (!closed && openRegions.contains(info.getEncodedName())) {
-      try {
-        WalRecovery.Pass pass = recovery.recoverDeadServers(k -> HostedRegions.contains(info, k));
-        metrics.recovered(pass);
-        break;
-      } catch (Throwable e) { // NOPMD: the region must not wait forever on a thread that died
-        if (e instanceof WalFiles.CorruptWalException) {
-          LOG.error("{}; {} waits for an operator", e.getMessage(), info.getRegionNameAsString());
-        } else {
-          LOG.warn("G-Store cannot replay the WAL of dead servers yet ({}); {} waits for it", e.toString(),
-              info.getRegionNameAsString());
-        }
-        sleep(backoff);
-        backoff = Math.min(backoff * 2, 5_000);
+    if (closed || !openRegions.contains(info.getEncodedName())) {
+      return;
+    }
+    try {
+      WalRecovery.Pass pass = recovery.recoverDeadServers(k -> HostedRegions.contains(info, k));
+      metrics.recovered(pass);
+    } catch (Throwable e) { // NOPMD: the region must not wait forever on a task that died
+      if (e instanceof WalFiles.CorruptWalException) {
+        LOG.error("{}; {} waits for an operator", e.getMessage(), info.getRegionNameAsString());
+      } else {
+        LOG.warn("G-Store cannot replay the WAL of dead servers yet ({}); {} waits for it", e.toString(),
+            info.getRegionNameAsString());
       }
+      try {
+        recoveryThread.schedule(() -> serveAfterRecovery(region, state, Math.min(backoff * 2, 5_000)), backoff,
+            TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException stopping) {
+        // G-Store is stopping here: the region's next host recovers
+      }
+      return;
     }
     onProtocolThread(engine -> {
       if (!openRegions.contains(info.getEncodedName())) {
@@ -652,6 +670,9 @@ public final class GStoreServer implements Closeable {
   private void unregister() {
     try {
       recoveryZnodes.unregister(serverName.getServerName());
+      // no instance runs here now: any server may recover the logs of instances before this instant
+      recoveryZnodes.publishFlushed(serverName.getServerName(),
+          new ClaimStore.Flushed(LogId.of(serverName.getServerName(), System.currentTimeMillis()), -1));
     } catch (IOException | RuntimeException e) {
       LOG.warn("G-Store could not withdraw the persistence claims of {}; leaders hold their commits until it"
           + " claims again or dies", serverName, e);

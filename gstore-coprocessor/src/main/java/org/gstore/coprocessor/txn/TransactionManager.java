@@ -245,9 +245,13 @@ public final class TransactionManager {
 
   /**
    * Logs that every commit of the group so far is persisted in HBase, so that a replay of this log does not write
-   * them again (see {@code ReplayFilter}). Not waited for: without the mark a replay writes them, as before.
+   * them again (see {@code ReplayFilter}). Not waited for: without the mark a replay writes them, as before. None
+   * while a commit of the group is quarantined.
    */
   private void logPersisted(GroupCache cache) {
+    if (shipper.hasQuarantined(cache.group)) {
+      return; // HBase lacks a commit of the group: a replay must still try it
+    }
     byte[] mark = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
         .setCommitTs(cache.lastCommitTs()).setTxnId("").setPersistedMark(true).build().toByteArray();
     wal.append(cache.group, mark).thenAccept(shipper::logged);

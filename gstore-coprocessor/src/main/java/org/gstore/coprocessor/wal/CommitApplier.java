@@ -17,6 +17,7 @@ import org.apache.hadoop.hbase.client.OperationTimeoutExceededException;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.Table;
+import org.gstore.common.RowGroupedException;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.OwnerToken;
@@ -70,6 +71,17 @@ public final class CommitApplier implements CommitSink {
         throw new InterruptedIOException("interrupted writing commits to HBase");
       }
     }
+  }
+
+  /**
+   * Whether HBase refused the writes only because fencing did: their rows are no longer in the commit's group (it
+   * was deleted after its commits were persisted), so writing them again is neither possible nor needed.
+   */
+  public static boolean fencedOut(Throwable e) {
+    if (e instanceof RetriesExhaustedWithDetailsException details) {
+      return !details.getCauses().isEmpty() && details.getCauses().stream().allMatch(CommitApplier::fencedOut);
+    }
+    return e instanceof RowGroupedException;
   }
 
   private Table table(TableName name) throws IOException {

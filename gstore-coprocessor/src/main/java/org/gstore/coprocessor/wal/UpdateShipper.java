@@ -241,6 +241,11 @@ public final class UpdateShipper implements Closeable {
     return quarantined.size();
   }
 
+  /** Whether a commit of {@code group} is quarantined now (HBase does not have it). */
+  public synchronized boolean hasQuarantined(GroupRef group) {
+    return quarantined.stream().anyMatch(s -> s.group().equals(group));
+  }
+
   /**
    * Ships the quarantined commits again if {@link #QUARANTINE_RETRY_MILLIS} passed since the last time: those whose
    * cause was fixed land and are held as any shipped commit; the others are quarantined again. Returns how many were

@@ -1,0 +1,56 @@
+package org.gstore.chaos;
+
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+
+/** The kinds of fault a chaos run mixes, named as {@code --faults} takes them and the verdict line counts them. */
+public enum Fault {
+  /** {@code kill -9} of a region server, started again after the down time. */
+  KILL("kills"),
+  /** {@code SIGSTOP} of a region server for longer than its ZooKeeper session, then {@code SIGCONT}: HBase declared
+   * it dead meanwhile, so it is a zombie until it notices and aborts; then started again. */
+  PAUSE("pauses"),
+  /** A region holding a group's leader row moved to another region server. */
+  MOVE("moves"),
+  /** A balancer run. */
+  BALANCE("balances"),
+  /** A region of the bank table split at a group's member row. */
+  SPLIT("splits"),
+  /** A graceful stop of a region server (its regions closed and flushed), then a start. */
+  RESTART("restarts"),
+  /** {@code kill -9} of the active master, started again after the down time. */
+  MASTER("masters");
+
+  private final String counted;
+
+  Fault(String counted) {
+    this.counted = counted;
+  }
+
+  /** The word that counts this kind in the verdict line. */
+  public String counted() {
+    return counted;
+  }
+
+  /** {@code kill,pause,...}; every kind when {@code all}. */
+  public static Set<Fault> parse(String list) {
+    if (list.equals("all")) {
+      return EnumSet.allOf(Fault.class);
+    }
+    Set<Fault> faults = EnumSet.noneOf(Fault.class);
+    for (String name : list.split(",")) {
+      try {
+        faults.add(valueOf(name.trim().toUpperCase(Locale.ROOT)));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("unknown fault '" + name.trim() + "'; the kinds are "
+            + String.join(",", EnumSet.allOf(Fault.class).stream().map(f -> f.name().toLowerCase(Locale.ROOT))
+                .toList()));
+      }
+    }
+    if (faults.isEmpty()) {
+      throw new IllegalArgumentException("name at least one fault");
+    }
+    return faults;
+  }
+}

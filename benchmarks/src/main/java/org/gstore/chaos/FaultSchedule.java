@@ -1,0 +1,300 @@
+package org.gstore.chaos;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.gstore.testing.process.ClusterLayout;
+import org.gstore.testing.process.ProcessCluster;
+
+/**
+ * The fault schedule of a chaos run: every {@code every}, one fault, and now and then a second one at the same time
+ * (a crash during a move, a pause during a balancer run). The kinds come round in a shuffled order, so a run with
+ * {@code n} kinds has hit each once after {@code n} faults; region-server faults alternate between the server
+ * hosting a group's leader and a random one, and two at once never hit the same server. Every fault returns only
+ * once what it stopped is back and the cluster serves. A stop request is honoured once {@code minFaults} faults
+ * and one of each kind happened; {@link #abort()} ends the schedule regardless.
+ */
+final class FaultSchedule implements Runnable {
+  private static final int SIGKILL = 9;
+  private static final int SIGCONT = 18;
+  private static final int SIGSTOP = 19;
+
+  private final ProcessCluster cluster;
+  private final Connection connection;
+  private final Bank bank;
+  private final Duration every;
+  private final Duration down;
+  /** How long a paused server stays stopped: past its ZooKeeper session, so HBase declares it dead meanwhile. */
+  private final Duration pause;
+  private final List<Fault> kinds;
+  private final int minFaults;
+  private final Random random;
+  private final PrintStream out;
+  private final Map<Fault, AtomicInteger> counts = new EnumMap<>(Fault.class);
+  private final List<Fault> cycle = new ArrayList<>();
+  private volatile boolean stopRequested;
+  private volatile boolean aborted;
+  private volatile Throwable failure;
+
+  FaultSchedule(ProcessCluster cluster, Connection connection, Bank bank, Duration every, Duration down,
+      Duration pause, Set<Fault> kinds, int minFaults, long seed, PrintStream out) {
+    this.cluster = cluster;
+    this.connection = connection;
+    this.bank = bank;
+    this.every = every;
+    this.down = down;
+    this.pause = pause;
+    this.kinds = List.copyOf(kinds);
+    this.minFaults = minFaults;
+    this.random = new Random(seed);
+    this.out = out;
+    for (Fault f : Fault.values()) {
+      counts.put(f, new AtomicInteger());
+    }
+  }
+
+  /** How many faults of each kind were injected so far. */
+  Map<Fault, Integer> counts() {
+    Map<Fault, Integer> now = new EnumMap<>(Fault.class);
+    counts.forEach((f, n) -> now.put(f, n.get()));
+    return now;
+  }
+
+  int total() {
+    return counts.values().stream().mapToInt(AtomicInteger::get).sum();
+  }
+
+  /** Whether every kind asked for was injected at least once, and at least {@code minFaults} in all. */
+  boolean complete() {
+    return total() >= minFaults && kinds.stream().allMatch(f -> counts.get(f).get() > 0);
+  }
+
+  /** Why the schedule stopped early (a process that would not come back), or null. */
+  Throwable failure() {
+    return failure;
+  }
+
+  /** Asks the schedule to end after the current faults, once it is {@link #complete()}. */
+  void stop() {
+    stopRequested = true;
+  }
+
+  /** Ends the schedule after the current faults, however many happened. */
+  void abort() {
+    aborted = true;
+  }
+
+  private boolean done() {
+    return aborted || (stopRequested && complete());
+  }
+
+  @Override
+  public void run() {
+    long next = System.nanoTime() + every.toNanos();
+    try {
+      while (!done()) {
+        if (!sleepUntil(next)) {
+          return;
+        }
+        List<Fault> now = pick();
+        injectTogether(now);
+        next = Math.max(next + every.toNanos(), System.nanoTime());
+      }
+    } catch (IOException | RuntimeException e) {
+      failure = e;
+      out.println("chaos: the fault schedule failed: " + e);
+    }
+  }
+
+  /** The next kind of the shuffled cycle and, one time in three, another kind at the same time. */
+  private List<Fault> pick() {
+    if (cycle.isEmpty()) {
+      cycle.addAll(kinds);
+      Collections.shuffle(cycle, random);
+    }
+    List<Fault> now = new ArrayList<>(List.of(cycle.remove(0)));
+    if (kinds.size() > 1 && random.nextInt(3) == 0) {
+      Fault second;
+      do {
+        second = kinds.get(random.nextInt(kinds.size()));
+      } while (second == now.get(0));
+      now.add(second);
+    }
+    return now;
+  }
+
+  private void injectTogether(List<Fault> faults) throws IOException {
+    Set<String> taken = Collections.synchronizedSet(new HashSet<>());
+    List<Thread> others = new ArrayList<>();
+    Throwable[] otherFailure = new Throwable[1];
+    for (Fault f : faults.subList(1, faults.size())) {
+      Thread t = new Thread(() -> {
+        try {
+          inject(f, taken);
+        } catch (IOException | RuntimeException e) {
+          otherFailure[0] = e;
+        }
+      }, "chaos-" + f.name().toLowerCase(java.util.Locale.ROOT));
+      t.start();
+      others.add(t);
+    }
+    inject(faults.get(0), taken);
+    for (Thread t : others) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted waiting for a fault", e);
+      }
+    }
+    if (otherFailure[0] != null) {
+      throw new IOException("a fault failed: " + otherFailure[0], otherFailure[0]);
+    }
+  }
+
+  /** Injects one fault, and returns once what it stopped is back and the cluster serves. */
+  private void inject(Fault fault, Set<String> taken) throws IOException {
+    long started = System.nanoTime();
+    String what = switch (fault) {
+      case KILL -> {
+        String rs = regionServer(taken);
+        try {
+          counted(fault, cluster.kill(rs, SIGKILL));
+          sleep(down);
+        } finally {
+          cluster.restart(rs);
+        }
+        yield "kill -9 " + rs;
+      }
+      case PAUSE -> {
+        String rs = regionServer(taken);
+        try {
+          counted(fault, cluster.kill(rs, SIGSTOP));
+          sleep(pause);
+        } finally {
+          cluster.kill(rs, SIGCONT);
+          sleep(Duration.ofSeconds(5)); // it finds itself dead and aborts; restart stops it if it did not
+          cluster.restart(rs);
+        }
+        yield "SIGSTOP " + rs + " for " + pause.toSeconds() + " s";
+      }
+      case RESTART -> {
+        String rs = regionServer(taken);
+        counts.get(fault).incrementAndGet();
+        cluster.restart(rs);
+        yield "graceful restart of " + rs;
+      }
+      case MASTER -> {
+        try {
+          counted(fault, cluster.kill("master", SIGKILL));
+          sleep(down);
+        } finally {
+          cluster.restart("master");
+        }
+        yield "kill -9 master";
+      }
+      case MOVE -> {
+        HRegionLocation leader = leaderRegion(random.nextInt(bank.groups()));
+        try (Admin admin = connection.getAdmin()) {
+          admin.move(leader.getRegion().getEncodedNameAsBytes());
+        }
+        counts.get(fault).incrementAndGet();
+        yield "move of " + leader.getRegion().getEncodedName() + " (a leader's region) from "
+            + leader.getServerName();
+      }
+      case BALANCE -> {
+        try (Admin admin = connection.getAdmin()) {
+          admin.balancerSwitch(true, true);
+          boolean ran = admin.balance();
+          counts.get(fault).incrementAndGet();
+          yield "balancer run (" + (ran ? "ran" : "nothing to move") + ")";
+        }
+      }
+      case SPLIT -> {
+        byte[] at = bank.row(random.nextInt(bank.groups()), 1 + random.nextInt(bank.accounts() - 1));
+        try (Admin admin = connection.getAdmin()) {
+          admin.split(bank.table(), at);
+          counts.get(fault).incrementAndGet();
+          yield "split of " + bank.table() + " at " + org.apache.hadoop.hbase.util.Bytes.toStringBinary(at);
+        } catch (IOException e) { // the row starts a region already, or its region is splitting: skip this one
+          yield "no split at " + org.apache.hadoop.hbase.util.Bytes.toStringBinary(at) + " (" + e.getMessage() + ")";
+        }
+      }
+    };
+    out.printf("chaos: %s; cluster serving %.1f s after it began%n", what, (System.nanoTime() - started) / 1e9);
+  }
+
+  private void counted(Fault fault, boolean sent) {
+    if (sent) {
+      counts.get(fault).incrementAndGet();
+    }
+  }
+
+  /** A region server no other fault of this round holds: a leader's server every other time, else any. */
+  private String regionServer(Set<String> taken) throws IOException {
+    List<String> servers = cluster.layout().roles().stream().filter(ClusterLayout::isRegionServer).toList();
+    String pick = null;
+    if (random.nextBoolean()) {
+      pick = roleServing(leaderRegion(random.nextInt(bank.groups())).getServerName().getPort());
+    }
+    if (pick == null || taken.contains(pick)) {
+      List<String> free = servers.stream().filter(s -> !taken.contains(s)).toList();
+      pick = free.isEmpty() ? servers.get(0) : free.get(random.nextInt(free.size()));
+    }
+    taken.add(pick);
+    return pick;
+  }
+
+  private HRegionLocation leaderRegion(int group) throws IOException {
+    try (RegionLocator locator = connection.getRegionLocator(bank.table())) {
+      return locator.getRegionLocation(bank.row(group, 0), true);
+    }
+  }
+
+  private String roleServing(int rpcPort) {
+    for (String role : cluster.layout().roles()) {
+      if (ClusterLayout.isRegionServer(role) && cluster.layout().ports(role).get("rpc") == rpcPort) {
+        return role;
+      }
+    }
+    return null;
+  }
+
+  private static void sleep(Duration d) throws IOException {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted during a fault", e);
+    }
+  }
+
+  private boolean sleepUntil(long deadline) {
+    while (!done()) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return true;
+      }
+      try {
+        Thread.sleep(Math.min(200, left / 1_000_000 + 1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
+  }
+}

@@ -29,6 +29,9 @@ import org.gstore.testing.process.ProcessCluster;
  */
 final class FaultSchedule implements Runnable {
   private static final int SIGKILL = 9;
+  private static final int SIGTERM = 15;
+  /** How long a region server may take to close its regions and stop before it is killed. */
+  private static final Duration GRACEFUL_STOP = Duration.ofSeconds(90);
   private static final int SIGCONT = 18;
   private static final int SIGSTOP = 19;
 
@@ -193,9 +196,13 @@ final class FaultSchedule implements Runnable {
       }
       case RESTART -> {
         String rs = regionServer(taken);
-        counts.get(fault).incrementAndGet();
-        cluster.restart(rs);
-        yield "graceful restart of " + rs;
+        try {
+          counted(fault, cluster.kill(rs, SIGTERM));
+          awaitGone(rs, GRACEFUL_STOP);
+        } finally {
+          cluster.restart(rs); // kill -9 if it did not stop in time
+        }
+        yield "graceful stop and start of " + rs;
       }
       case MASTER -> {
         try {
@@ -235,6 +242,14 @@ final class FaultSchedule implements Runnable {
       }
     };
     out.printf("chaos: %s; cluster serving %.1f s after it began%n", what, (System.nanoTime() - started) / 1e9);
+  }
+
+  /** Waits until {@code role} has exited, at most {@code timeout}. */
+  private void awaitGone(String role, Duration timeout) throws IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (cluster.pid(role) >= 0 && System.nanoTime() < deadline) {
+      sleep(Duration.ofMillis(250));
+    }
   }
 
   private void counted(Fault fault, boolean sent) {

@@ -110,6 +110,8 @@ public final class GStoreServer implements Closeable {
   private volatile boolean closed;
   private volatile boolean crashed;
   private volatile boolean aborting;
+  /** Whether the region server is stopping as a whole (every region closes, none reopens here). */
+  private final java.util.function.BooleanSupplier serverStopping;
 
   /** The server of this region server, started by its first G-Store region. */
   public static synchronized GStoreServer acquire(RegionCoprocessorEnvironment env) throws IOException {
@@ -132,6 +134,9 @@ public final class GStoreServer implements Closeable {
 
   private GStoreServer(RegionCoprocessorEnvironment env) throws IOException {
     this.serverName = env.getServerName();
+    this.serverStopping = env instanceof org.apache.hadoop.hbase.coprocessor.HasRegionServerServices services
+        ? () -> services.getRegionServerServices().isStopping() || services.getRegionServerServices().isAborted()
+        : () -> false;
     this.self = HBaseKeyLocator.nodeId(serverName);
     this.config = GStoreConfig.from(env.getConfiguration());
     this.ownerToken = new OwnerToken(config.clusterSecret());
@@ -418,7 +423,7 @@ public final class GStoreServer implements Closeable {
     if (crashed || !openRegions.remove(info.getEncodedName())) {
       return; // a crashed server drains nothing: what it did not ship is in its WAL
     }
-    transactions.regionClosing(k -> HostedRegions.contains(info, k));
+    transactions.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);
     CompletableFuture<Void> drained = new CompletableFuture<>();
     protocolThread.execute(() -> {
       hosted.remove(info);

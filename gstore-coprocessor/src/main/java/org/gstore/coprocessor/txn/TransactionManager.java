@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.gstore.common.protocol.GroupId;
@@ -365,9 +366,11 @@ public final class TransactionManager {
    * A leader region closes: refuse new commits of its groups (their clients retry at the next host), and ship
    * every commit they made before letting the region go, so the next host loads all of them. Waits as long as
    * shipping takes, saying so loudly: closing with commits unshipped would hide acknowledged commits from the next
-   * host.
+   * host. Unless the whole region server is stopping: its other regions are closing too, so commits bound for them
+   * cannot land until they open elsewhere, which is after this server is gone; the WAL keeps the commits, and the
+   * next host of the group's region replays it before the group serves (as after a crash).
    */
-  public void regionClosing(Predicate<Key> inRegion) {
+  public void regionClosing(Predicate<Key> inRegion, BooleanSupplier serverStopping) {
     for (GroupCache cache : caches.closeRegion(inRegion)) {
       long started = System.currentTimeMillis();
       while (true) {
@@ -382,9 +385,9 @@ public final class TransactionManager {
           Thread.currentThread().interrupt();
           return;
         } catch (IOException e) {
-          if (shipper.isClosed()) {
-            LOG.error("G-Store is stopping with {} commits of group {} not shipped; they are in its WAL",
-                shipper.pendingCount(cache.group), cache.group.id());
+          if (shipper.isClosed() || serverStopping.getAsBoolean()) {
+            LOG.warn("G-Store is stopping with {} commits of group {} not shipped; they are in its WAL, which is"
+                + " replayed before the group serves again", shipper.pendingCount(cache.group), cache.group.id());
             break;
           }
           metrics.closeWaitedForShipping();

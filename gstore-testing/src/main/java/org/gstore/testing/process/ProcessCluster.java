@@ -98,6 +98,7 @@ public final class ProcessCluster {
     if (node.alive()) {
       log.println("stopping " + role);
       node.stop(Duration.ofSeconds(30));
+      awaitPortsFree(role, Duration.ofSeconds(30)); // a process that just went may hold them a moment longer
     }
     checkPortsFree(List.of(role));
     startRole(role);
@@ -283,6 +284,23 @@ public final class ProcessCluster {
       admin.shutdown();
     } catch (IOException e) {
       log.println("HBase did not take the shutdown request (" + e.getMessage() + "); stopping its processes");
+    }
+  }
+
+  private void awaitPortsFree(String role, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      try {
+        checkPortsFree(List.of(role));
+        return;
+      } catch (IOException stillTaken) {
+        try {
+          Thread.sleep(250);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
     }
   }
 

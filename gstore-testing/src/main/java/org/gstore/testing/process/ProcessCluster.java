@@ -98,8 +98,9 @@ public final class ProcessCluster {
     if (node.alive()) {
       log.println("stopping " + role);
       node.stop(Duration.ofSeconds(30));
-      awaitPortsFree(role, Duration.ofSeconds(30)); // a process that just went may hold them a moment longer
     }
+    // a process that is exiting (its command line already gone, so no longer ours to see) may still hold them
+    awaitPortsFree(role, Duration.ofSeconds(60));
     checkPortsFree(List.of(role));
     startRole(role);
     if (ClusterLayout.isRegionServer(role) || role.equals("master")) {

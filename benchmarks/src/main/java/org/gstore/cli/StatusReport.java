@@ -20,10 +20,10 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.gstore.coprocessor.GStoreConfig;
-import org.gstore.coprocessor.recovery.ClaimStore;
-import org.gstore.coprocessor.recovery.LogId;
-import org.gstore.coprocessor.recovery.RecoveryZnodes;
-import org.gstore.coprocessor.recovery.WalRecovery;
+import org.gstore.recovery.ClaimStore;
+import org.gstore.recovery.LogId;
+import org.gstore.recovery.hbase.RecoveryZnodes;
+import org.gstore.recovery.hbase.WalRecovery;
 
 /**
  * {@code gstore status}: the region servers as recovery sees them, read from ZooKeeper and the WAL directory on

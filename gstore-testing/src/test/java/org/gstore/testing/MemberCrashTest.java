@@ -62,18 +62,18 @@ class MemberCrashTest {
       do { // until the member server holds a shipped write it has not claimed yet
         transfers++;
         Accounts.transfer(g, BANK, rows.get(0), member, 1);
-        long target = leader.shipper().shippedThrough() + 1;
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> leader.shipper().shippedThrough() >= target);
-        shipped = leader.shipper().shippedThrough();
+        long target = leader.shipper().ledger().shippedThrough() + 1;
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> leader.shipper().ledger().shippedThrough() >= target);
+        shipped = leader.shipper().ledger().shippedThrough();
       } while (claimOf(cluster, memberHost, leader.log()) >= shipped && transfers < 10);
       assertThat(claimOf(cluster, memberHost, leader.log())).as("premise: shipped, not yet claimed")
           .isLessThan(shipped);
-      assertThat(leader.shipper().unpersistedCount()).isPositive();
+      assertThat(leader.shipper().ledger().unpersistedCount()).isPositive();
 
       cluster.crashRegionServer(TestRegions.serverIndex(cluster, memberHost));
 
-      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> leader.shipper().shippedAgainCount() > 0);
-      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> leader.shipper().unpersistedCount() == 0);
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> leader.shipper().ledger().shippedAgainCount() > 0);
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> leader.shipper().ledger().unpersistedCount() == 0);
       g.delete();
       try (Table table = cluster.getConnection().getTable(BANK)) {
         assertThat(Accounts.balance(table.get(new Get(rows.get(0))))).isEqualTo(1_000 - transfers);

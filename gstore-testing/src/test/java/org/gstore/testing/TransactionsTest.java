@@ -38,7 +38,7 @@ import org.gstore.client.NotGroupMemberException;
 import org.gstore.client.RowKey;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
-import org.gstore.coprocessor.wal.WalFiles;
+import org.gstore.recovery.hbase.WalFiles;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -20,7 +20,7 @@ import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
 import org.gstore.coprocessor.GStoreConfig;
 import org.gstore.coprocessor.server.GStoreServer;
-import org.gstore.coprocessor.wal.WalFiles;
+import org.gstore.recovery.hbase.WalFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

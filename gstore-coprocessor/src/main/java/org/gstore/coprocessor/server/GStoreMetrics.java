@@ -8,7 +8,7 @@ import org.apache.hadoop.hbase.metrics.Gauge;
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
 import org.gstore.common.protocol.ProtocolStats;
 import org.gstore.common.wire.DatagramRejectedException.Reason;
-import org.gstore.coprocessor.wal.UpdateShipper;
+import org.gstore.recovery.ShipmentLedger;
 
 /**
  * G-Store's region-server metrics, in the registry HBase gives coprocessors: exported through Hadoop metrics2, so
@@ -57,7 +57,7 @@ public final class GStoreMetrics {
   }
 
   /** A recovery pass ended: dead servers' WALs it replayed, commits written and skipped, time taken. */
-  public void recovered(org.gstore.coprocessor.recovery.WalRecovery.Pass pass) {
+  public void recovered(org.gstore.recovery.hbase.WalRecovery.Pass pass) {
     if (pass.serversRecovered() > 0) {
       walRecoveries.increment(pass.serversRecovered());
       commitsReplayed.increment(pass.commitsReplayed());
@@ -92,8 +92,8 @@ public final class GStoreMetrics {
     volatile Supplier<Integer> groupsLed = () -> 0;
     volatile Supplier<Integer> fencedRows = () -> 0;
     volatile Supplier<Integer> deletesHeld = () -> 0;
-    volatile UpdateShipper shipper;
-    volatile org.gstore.coprocessor.recovery.PersistenceHeartbeat heartbeat;
+    volatile ShipmentLedger shipper;
+    volatile org.gstore.recovery.PersistenceHeartbeat heartbeat;
     volatile org.gstore.coprocessor.wal.SharedWal wal;
   }
 

@@ -41,11 +41,11 @@ import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.DatagramRejectedException;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.GStoreConfig;
-import org.gstore.coprocessor.recovery.ClaimStore;
-import org.gstore.coprocessor.recovery.LogId;
-import org.gstore.coprocessor.recovery.PersistenceHeartbeat;
-import org.gstore.coprocessor.recovery.RecoveryZnodes;
-import org.gstore.coprocessor.recovery.WalRecovery;
+import org.gstore.recovery.ClaimStore;
+import org.gstore.recovery.LogId;
+import org.gstore.recovery.PersistenceHeartbeat;
+import org.gstore.recovery.hbase.RecoveryZnodes;
+import org.gstore.recovery.hbase.WalRecovery;
 import org.gstore.coprocessor.transport.HBaseKeyLocator;
 import org.gstore.coprocessor.transport.PeerRegistry;
 import org.gstore.coprocessor.transport.UdpTransport;
@@ -53,10 +53,10 @@ import org.gstore.coprocessor.txn.CacheLoader;
 import org.gstore.coprocessor.txn.CommitValidator;
 import org.gstore.coprocessor.txn.GroupCaches;
 import org.gstore.coprocessor.txn.TransactionManager;
-import org.gstore.coprocessor.wal.CommitApplier;
+import org.gstore.recovery.hbase.CommitApplier;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
-import org.gstore.coprocessor.wal.WalFiles;
+import org.gstore.recovery.hbase.WalFiles;
 import org.gstore.coprocessor.wal.WalMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -168,7 +168,7 @@ public final class GStoreServer implements Closeable {
         config.recoveryRetainMillis());
     OnlineRegions onlineRegions = env.getOnlineRegions();
     this.heartbeat = new PersistenceHeartbeat(serverName.getServerName(), log, recoveryZnodes,
-        () -> syncHBaseWals(onlineRegions), shipper, wal::truncate, System::currentTimeMillis,
+        () -> syncHBaseWals(onlineRegions), shipper.ledger(), wal::truncate, System::currentTimeMillis,
         config.recoveryRetainMillis());
     this.heartbeatThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-persistence-"));
     GroupCaches caches = new GroupCaches(
@@ -188,7 +188,7 @@ public final class GStoreServer implements Closeable {
     gauges.groupsLed = () -> engine.getNow(null) == null ? 0 : engine.getNow(null).groupCount();
     gauges.fencedRows = hosted::fencedRows;
     gauges.deletesHeld = releaseGate::heldGroups;
-    gauges.shipper = shipper;
+    gauges.shipper = shipper.ledger();
     gauges.heartbeat = heartbeat;
     gauges.wal = wal;
     try {
@@ -644,14 +644,14 @@ public final class GStoreServer implements Closeable {
       wal.abandon();
       return;
     }
-    boolean persisted = !aborting && shipper.pendingCount() == 0 && shipper.quarantinedCount() == 0;
+    boolean persisted = !aborting && shipper.ledger().pendingCount() == 0 && shipper.ledger().quarantinedCount() == 0;
     try {
       if (persisted) {
         wal.closeCleanly();
       } else {
         wal.close();
         LOG.info("G-Store stops with {} commits not yet persisted in HBase; its WAL {} is replayed before their"
-            + " groups serve again", shipper.pendingCount(), log);
+            + " groups serve again", shipper.ledger().pendingCount(), log);
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("G-Store could not mark its WAL {} closed cleanly; it is replayed (idempotent) instead", log, e);

@@ -37,6 +37,8 @@ import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.gstore.recovery.Shipment;
+import org.gstore.recovery.WalPosition;
 
 /**
  * Serializable transactions on the groups this region server leads, by optimistic concurrency control with
@@ -181,8 +183,8 @@ public final class TransactionManager {
       long commitTs = Math.max(cache.lastCommitTs() + 1, now);
       WalRecordProto record = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
           .setCommitTs(commitTs).setTxnId(txnId).addAllWrites(writes).build();
-      CompletableFuture<SharedWal.Position> append = wal.append(cache.group, record.toByteArray());
-      SharedWal.Position position = await(append);
+      CompletableFuture<WalPosition> append = wal.append(cache.group, record.toByteArray());
+      WalPosition position = await(append);
       if (position == null) { // still being written: the outcome is known, and applied, once it is durable
         cache.markInDoubt(append.handleAsync((p, failure) -> {
           settleLate(cache, txnId, commitTs, writes, p, failure);
@@ -202,14 +204,14 @@ public final class TransactionManager {
 
   /** Installs a commit durable in the WAL into the cache, ships it and remembers its outcome. With the lock. */
   private CommitResponse apply(GroupCache cache, String txnId, long commitTs, List<RowWriteProto> writes,
-      SharedWal.Position position) {
+      WalPosition position) {
     Map<Key, RowState> states = new HashMap<>();
     for (RowWriteProto w : writes) {
       Key key = Requests.key(w.getKey());
       states.put(key, cache.latest(key).apply(w, commitTs));
     }
     cache.install(states, commitTs, System.currentTimeMillis());
-    shipper.ship(new UpdateShipper.Shipment(cache.group, commitTs, writes, position));
+    shipper.ship(new Shipment(cache.group, commitTs, writes, position));
     CommitResponse committed = CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED)
         .setCommitTs(commitTs).build();
     cache.remember(txnId, committed);
@@ -223,7 +225,7 @@ public final class TransactionManager {
    * region's next host, which replays the log first.
    */
   private void settleLate(GroupCache cache, String txnId, long commitTs, List<RowWriteProto> writes,
-      SharedWal.Position position, Throwable failure) {
+      WalPosition position, Throwable failure) {
     cache.commitLock.lock();
     try {
       if (failure == null) {
@@ -250,7 +252,7 @@ public final class TransactionManager {
    * while a commit of the group is quarantined.
    */
   private void logPersisted(GroupCache cache) {
-    if (shipper.hasQuarantined(cache.group)) {
+    if (shipper.ledger().hasQuarantined(cache.group)) {
       return; // HBase lacks a commit of the group: a replay must still try it
     }
     byte[] mark = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
@@ -381,18 +383,18 @@ public final class TransactionManager {
           break;
         } catch (InterruptedIOException e) {
           LOG.error("interrupted shipping group {} before its leader region closes; {} commits not shipped",
-              cache.group.id(), shipper.pendingCount(cache.group));
+              cache.group.id(), shipper.ledger().pendingCount(cache.group));
           Thread.currentThread().interrupt();
           return;
         } catch (IOException e) {
           if (shipper.isClosed() || serverStopping.getAsBoolean()) {
             LOG.warn("G-Store is stopping with {} commits of group {} not shipped; they are in its WAL, which is"
-                + " replayed before the group serves again", shipper.pendingCount(cache.group), cache.group.id());
+                + " replayed before the group serves again", shipper.ledger().pendingCount(cache.group), cache.group.id());
             break;
           }
           metrics.closeWaitedForShipping();
           LOG.warn("the leader region of group {} waits for {} commits to be shipped to HBase before it closes"
-              + " ({} ms so far)", cache.group.id(), shipper.pendingCount(cache.group),
+              + " ({} ms so far)", cache.group.id(), shipper.ledger().pendingCount(cache.group),
               System.currentTimeMillis() - started);
         }
       }
@@ -401,7 +403,7 @@ public final class TransactionManager {
   }
 
   /** The record's position once durable; null if it is not within the endpoint wait. */
-  private SharedWal.Position await(CompletableFuture<SharedWal.Position> append) throws IOException {
+  private WalPosition await(CompletableFuture<WalPosition> append) throws IOException {
     try {
       return append.get(waitMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

@@ -2,6 +2,7 @@ package org.gstore.coprocessor.wal;
 
 import java.util.concurrent.CompletableFuture;
 import org.gstore.common.protocol.GroupRef;
+import org.gstore.recovery.WalPosition;
 
 /** Where commits are made durable before they are acknowledged: the {@link SharedWal} in production. */
 public interface CommitLog {
@@ -10,5 +11,5 @@ public interface CommitLog {
    * (the log was closed or fenced). It may take arbitrarily long: a caller that stops waiting does not know the
    * outcome.
    */
-  CompletableFuture<SharedWal.Position> append(GroupRef group, byte[] record);
+  CompletableFuture<WalPosition> append(GroupRef group, byte[] record);
 }

@@ -7,6 +7,8 @@ import java.util.function.IntToLongFunction;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.gstore.common.protocol.GroupRef;
+import org.gstore.recovery.WalPosition;
+import org.gstore.recovery.hbase.WalFiles;
 
 /**
  * The write-ahead log of every group this region server leads, on HDFS: {@code gstore.wal.streams} independent
@@ -14,15 +16,6 @@ import org.gstore.common.protocol.GroupRef;
  * its commits in order in one place for replay.
  */
 public final class SharedWal implements CommitLog, Closeable {
-  /** Where a record is: its stream and its sequence number there. */
-  public record Position(int stream, long seq) {}
-
-  /**
-   * A marker the log's directory gets when G-Store stopped with every commit it logged persisted in HBase: a
-   * recovery of the directory then only learns its transactions' outcomes and writes nothing.
-   */
-  public static final String CLOSED_CLEANLY = "closed-cleanly";
-
   private final FileSystem fs;
   private final Path root;
   private final WalStream[] streams;
@@ -43,9 +36,9 @@ public final class SharedWal implements CommitLog, Closeable {
 
   /** Completes once the record is durable. */
   @Override
-  public CompletableFuture<Position> append(GroupRef group, byte[] record) {
+  public CompletableFuture<WalPosition> append(GroupRef group, byte[] record) {
     int stream = streamOf(group);
-    return streams[stream].append(record).thenApply(seq -> new Position(stream, seq));
+    return streams[stream].append(record).thenApply(seq -> new WalPosition(stream, seq));
   }
 
   /**
@@ -88,11 +81,11 @@ public final class SharedWal implements CommitLog, Closeable {
   }
 
   /**
-   * Closes the log and marks it {@link #CLOSED_CLEANLY}: the caller knows every commit in it is persisted in HBase
+   * Closes the log and marks it {@link WalFiles#CLOSED_CLEANLY}: the caller knows every commit in it is persisted in HBase
    * (or never acknowledged).
    */
   public void closeCleanly() throws IOException {
     close();
-    fs.create(new Path(root, CLOSED_CLEANLY), false).close();
+    fs.create(new Path(root, WalFiles.CLOSED_CLEANLY), false).close();
   }
 }

@@ -10,6 +10,7 @@ import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
+import org.gstore.recovery.hbase.WalFiles;
 
 /**
  * Prints the records of G-Store WAL files, like {@code hbase wal}: for each committed transaction its group,

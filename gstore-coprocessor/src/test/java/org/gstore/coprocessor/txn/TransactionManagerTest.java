@@ -40,6 +40,7 @@ import org.gstore.coprocessor.wal.UpdateShipper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.gstore.recovery.WalPosition;
 
 /**
  * The commit path without a cluster: the production {@link TransactionManager}, {@link GroupCaches} and
@@ -59,7 +60,7 @@ class TransactionManagerTest {
   }
 
   /** Appends the test has not completed yet. */
-  private final List<CompletableFuture<SharedWal.Position>> appends = new ArrayList<>();
+  private final List<CompletableFuture<WalPosition>> appends = new ArrayList<>();
   private final List<Long> shipped = new ArrayList<>();
   private final UpdateShipper shipper = new UpdateShipper(batch -> {
     synchronized (shipped) {
@@ -69,7 +70,7 @@ class TransactionManagerTest {
   private final TransactionManager manager = new TransactionManager(
       new GStoreMetrics(MetricRegistries.global().create(new MetricRegistryInfo("txn-test", "t", "t", "t", false))),
       (group, record) -> {
-        CompletableFuture<SharedWal.Position> append = new CompletableFuture<>();
+        CompletableFuture<WalPosition> append = new CompletableFuture<>();
         synchronized (appends) {
           appends.add(append);
         }
@@ -130,7 +131,7 @@ class TransactionManagerTest {
 
   private void completeAppend(int i) {
     synchronized (appends) {
-      appends.get(i).complete(new SharedWal.Position(0, i));
+      appends.get(i).complete(new WalPosition(0, i));
     }
   }
 

@@ -31,6 +31,10 @@ import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.gstore.recovery.hbase.CommitApplier;
+import org.gstore.recovery.Shipment;
+import org.gstore.recovery.WalPosition;
+import org.gstore.recovery.ShipmentLedger;
 
 /** The shipper against a faked HBase client that refuses writes of one row for good. */
 @Timeout(30)
@@ -69,13 +73,13 @@ class UpdateShipperTest {
     return connection;
   }
 
-  private static UpdateShipper.Shipment commit(String row, long seq) {
+  private static Shipment commit(String row, long seq) {
     RowWriteProto write = RowWriteProto.newBuilder()
         .setKey(KeyProto.newBuilder().setTable("t").setRow(ByteString.copyFromUtf8(row)))
         .addColumns(ColumnProto.newBuilder().setFamily(ByteString.copyFromUtf8("f"))
             .setQualifier(ByteString.copyFromUtf8("q")).setValue(ByteString.copyFromUtf8("v")))
         .build();
-    return new UpdateShipper.Shipment(GROUP, 1_000 + seq, List.of(write), new SharedWal.Position(0, seq));
+    return new Shipment(GROUP, 1_000 + seq, List.of(write), new WalPosition(0, seq));
   }
 
   @Test
@@ -88,13 +92,13 @@ class UpdateShipperTest {
       shipper.ship(commit("b", 2));
       shipper.drain(GROUP, 10_000); // returns: the quarantined commit is not waited for
       assertThat(applied).containsExactly("a(sync)", "b(sync)");
-      assertThat(shipper.quarantinedCount()).isEqualTo(1);
-      assertThat(shipper.pendingCount()).isZero();
-      assertThat(shipper.walNeededAbove(0)).as("the WAL keeps the quarantined record").isEqualTo(0);
+      assertThat(shipper.ledger().quarantinedCount()).isEqualTo(1);
+      assertThat(shipper.ledger().pendingCount()).isZero();
+      assertThat(shipper.ledger().walNeededAbove(0)).as("the WAL keeps the quarantined record").isEqualTo(0);
       shipper.ship(commit("c", 3));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.pendingCount() == 0);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().pendingCount() == 0);
       assertThat(applied).containsExactly("a(sync)", "b(sync)", "c(sync)");
-      assertThat(shipper.walNeededAbove(0)).isEqualTo(0);
+      assertThat(shipper.ledger().walNeededAbove(0)).isEqualTo(0);
     } finally {
       shipper.close();
     }
@@ -106,17 +110,17 @@ class UpdateShipperTest {
         Durability.SYNC_WAL, 1);
     try {
       shipper.ship(commit("bad", 0));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.quarantinedCount() == 1);
-      assertThat(shipper.retryQuarantined(0)).as("still refused: quarantined again").isEqualTo(1);
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.quarantinedCount() == 1
-          && shipper.pendingCount() == 0);
-      assertThat(shipper.retryQuarantined(1)).as("not before the retry interval").isZero();
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 1);
+      assertThat(shipper.ledger().retryQuarantined(0)).as("still refused: quarantined again").isEqualTo(1);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 1
+          && shipper.ledger().pendingCount() == 0);
+      assertThat(shipper.ledger().retryQuarantined(1)).as("not before the retry interval").isZero();
       poisoned = "none"; // the operator fixed the cause (a family added back)
-      assertThat(shipper.retryQuarantined(UpdateShipper.QUARANTINE_RETRY_MILLIS)).isEqualTo(1);
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.quarantinedCount() == 0
-          && shipper.pendingCount() == 0);
+      assertThat(shipper.ledger().retryQuarantined(ShipmentLedger.QUARANTINE_RETRY_MILLIS)).isEqualTo(1);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 0
+          && shipper.ledger().pendingCount() == 0);
       assertThat(applied).containsExactly("bad(sync)");
-      assertThat(shipper.walNeededAbove(0)).as("landed: the WAL need not keep it").isEqualTo(0);
+      assertThat(shipper.ledger().walNeededAbove(0)).as("landed: the WAL need not keep it").isEqualTo(0);
     } finally {
       shipper.close();
     }
@@ -143,10 +147,10 @@ class UpdateShipperTest {
         Durability.SYNC_WAL, 1);
     try {
       shipper.ship(commit("later", 1));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.pendingCount() == 0);
-      assertThat(shipper.walNeededAbove(0)).as("record 0 is durable but not shipped").isEqualTo(-1);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().pendingCount() == 0);
+      assertThat(shipper.ledger().walNeededAbove(0)).as("record 0 is durable but not shipped").isEqualTo(-1);
       shipper.ship(commit("earlier", 0));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.walNeededAbove(0) == 1);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().walNeededAbove(0) == 1);
     } finally {
       shipper.close();
     }
@@ -159,18 +163,18 @@ class UpdateShipperTest {
     try {
       shipper.ship(commit("a", 0));
       shipper.ship(commit("b", 1));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.shippedThrough() == 1);
-      assertThat(shipper.pendingCount()).as("shipped, not yet persisted").isEqualTo(2);
-      assertThat(shipper.walNeededAbove(0)).isEqualTo(-1);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().shippedThrough() == 1);
+      assertThat(shipper.ledger().pendingCount()).as("shipped, not yet persisted").isEqualTo(2);
+      assertThat(shipper.ledger().walNeededAbove(0)).isEqualTo(-1);
 
-      shipper.forgetPersistedThrough(0); // every server claimed shipment 0 ("a")
-      assertThat(shipper.pendingCount()).isEqualTo(1);
-      assertThat(shipper.walNeededAbove(0)).isEqualTo(0);
-      assertThat(shipper.shipAgainAbove(0)).as("a server died having persisted through shipment 0").isEqualTo(1);
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.shippedThrough() == 2);
+      shipper.ledger().forgetPersistedThrough(0); // every server claimed shipment 0 ("a")
+      assertThat(shipper.ledger().pendingCount()).isEqualTo(1);
+      assertThat(shipper.ledger().walNeededAbove(0)).isEqualTo(0);
+      assertThat(shipper.ledger().shipAgainAbove(0)).as("a server died having persisted through shipment 0").isEqualTo(1);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().shippedThrough() == 2);
       assertThat(applied).containsExactly("a", "b", "b");
-      shipper.forgetPersistedThrough(1); // a claim made before "b" was shipped again does not cover it
-      assertThat(shipper.pendingCount()).isEqualTo(1);
+      shipper.ledger().forgetPersistedThrough(1); // a claim made before "b" was shipped again does not cover it
+      assertThat(shipper.ledger().pendingCount()).isEqualTo(1);
     } finally {
       shipper.close();
     }
@@ -185,9 +189,9 @@ class UpdateShipperTest {
       shipper.ship(commit("b", 1));
       shipper.drain(GROUP, 5_000); // no server claims anything here: the drain writes them again, persisted
       assertThat(applied).containsExactly("a", "b", "a(sync)", "b(sync)");
-      assertThat(shipper.pendingCount()).isZero();
-      assertThat(shipper.persistedOnDrainCount()).isEqualTo(2);
-      assertThat(shipper.walNeededAbove(0)).isEqualTo(1);
+      assertThat(shipper.ledger().pendingCount()).isZero();
+      assertThat(shipper.ledger().persistedOnDrainCount()).isEqualTo(2);
+      assertThat(shipper.ledger().walNeededAbove(0)).isEqualTo(1);
     } finally {
       shipper.close();
     }

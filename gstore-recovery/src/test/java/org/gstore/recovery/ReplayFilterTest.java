@@ -1,4 +1,4 @@
-package org.gstore.coprocessor.recovery;
+package org.gstore.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,13 +1,12 @@
-package org.gstore.coprocessor.recovery;
+package org.gstore.recovery;
 
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.IntToLongFunction;
 import java.util.function.LongSupplier;
-import org.gstore.common.recovery.PersistenceTracker;
-import org.gstore.coprocessor.wal.SharedWal;
-import org.gstore.coprocessor.wal.UpdateShipper;
+
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +34,7 @@ public final class PersistenceHeartbeat implements Runnable {
     void syncAll() throws IOException;
   }
 
-  /** Deletes the leader's WAL files that no replay needs ({@link SharedWal#truncate}). */
+  /** Deletes the leader's WAL files that no replay needs (the shared WAL's {@code truncate}). */
   public interface WalTruncation {
     int truncate(IntToLongFunction neededAbove, long retainMillis) throws IOException;
   }
@@ -44,7 +43,7 @@ public final class PersistenceHeartbeat implements Runnable {
   private final String log;
   private final ClaimStore znodes;
   private final WalSync walSync;
-  private final UpdateShipper shipper;
+  private final ShipmentLedger shipper;
   private final WalTruncation wal;
   private final LongSupplier clock;
   private final PersistenceTracker tracker;
@@ -61,7 +60,7 @@ public final class PersistenceHeartbeat implements Runnable {
    * @param log this G-Store instance's {@link LogId}: what its shipper's numbers are claimed under
    * @param retainMillis how long dead servers' claims and closed WAL files are kept
    */
-  public PersistenceHeartbeat(String self, String log, ClaimStore znodes, WalSync walSync, UpdateShipper shipper,
+  public PersistenceHeartbeat(String self, String log, ClaimStore znodes, WalSync walSync, ShipmentLedger shipper,
       WalTruncation wal, LongSupplier clock, long retainMillis) {
     this.self = self;
     this.log = log;

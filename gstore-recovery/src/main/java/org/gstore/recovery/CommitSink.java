@@ -1,4 +1,4 @@
-package org.gstore.coprocessor.wal;
+package org.gstore.recovery;
 
 import java.io.IOException;
 import java.util.List;
@@ -11,5 +11,5 @@ import java.util.List;
 @FunctionalInterface
 public interface CommitSink {
   /** Writes the batch; an exception leaves any part of it written or not, and the caller writes it again. */
-  void apply(List<UpdateShipper.Shipment> batch) throws IOException;
+  void apply(List<Shipment> batch) throws IOException;
 }

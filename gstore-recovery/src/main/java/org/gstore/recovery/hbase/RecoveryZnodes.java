@@ -1,4 +1,4 @@
-package org.gstore.coprocessor.recovery;
+package org.gstore.recovery.hbase;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -13,6 +13,8 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
+import org.gstore.recovery.ClaimStore;
+import org.gstore.recovery.LogId;
 
 /**
  * What recovery keeps in and reads from HBase's ZooKeeper:

@@ -1,4 +1,4 @@
-package org.gstore.coprocessor.recovery;
+package org.gstore.recovery;
 
 import java.io.IOException;
 import java.util.Map;

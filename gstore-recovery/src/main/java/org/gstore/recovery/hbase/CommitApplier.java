@@ -1,4 +1,4 @@
-package org.gstore.coprocessor.wal;
+package org.gstore.recovery.hbase;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -23,6 +23,8 @@ import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
 import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+import org.gstore.recovery.CommitSink;
+import org.gstore.recovery.Shipment;
 
 /**
  * Writes committed transactions into HBase: each cell carries its commit's timestamp and each mutation the owning
@@ -50,10 +52,10 @@ public final class CommitApplier implements CommitSink {
 
   /** Writes {@code batch} in one HBase batch per table. */
   @Override
-  public void apply(List<UpdateShipper.Shipment> batch) throws IOException {
+  public void apply(List<Shipment> batch) throws IOException {
     Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
     try {
-      for (UpdateShipper.Shipment s : batch) {
+      for (Shipment s : batch) {
         for (RowWriteProto w : s.writes()) {
           Key key = Key.of(w.getKey().getTable(), w.getKey().getRow().toByteArray());
           byTable.computeIfAbsent(TableName.valueOf(key.table()), t -> new ArrayList<>())

@@ -1,4 +1,4 @@
-package org.gstore.coprocessor.recovery;
+package org.gstore.recovery.hbase;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -20,13 +20,15 @@ import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
-import org.gstore.coprocessor.wal.CommitApplier;
-import org.gstore.coprocessor.wal.CommitSink;
-import org.gstore.coprocessor.wal.SharedWal;
-import org.gstore.coprocessor.wal.UpdateShipper.Shipment;
-import org.gstore.coprocessor.wal.WalFiles;
+import org.gstore.recovery.hbase.CommitApplier;
+import org.gstore.recovery.CommitSink;
+import org.gstore.recovery.Shipment;
+import org.gstore.recovery.hbase.WalFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.gstore.recovery.ClaimStore;
+import org.gstore.recovery.LogId;
+import org.gstore.recovery.ReplayFilter;
 
 /**
  * Replays the G-Store write-ahead logs of dead region servers into HBase. Every region server keeps its log in
@@ -125,7 +127,8 @@ public final class WalRecovery {
       for (FileStatus dir : fs.listStatus(root)) {
         String name = dir.getPath().getName();
         String log = logOf(name);
-        if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog) || inUse(log, live, current)) {
+        if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog)
+            || LogId.mayStillBeWritten(log, selfServer, live, current)) {
           continue;
         }
         try {
@@ -158,22 +161,6 @@ public final class WalRecovery {
           + "; the groups it may hold wait for it");
     }
     return new Pass(servers, counts[0], counts[1], System.currentTimeMillis() - start);
-  }
-
-  /**
-   * Whether {@code log} may still be written: a log of a live server, unless it is older than the log that server
-   * last published as current (an earlier instance's: G-Store stopped there and started again, or stopped for
-   * good and published a later instant). A log as new as the published one may belong to an instance that is
-   * starting, so it is left alone. This server's own earlier logs are recovered here in any case.
-   */
-  private boolean inUse(String log, Set<String> live, Map<String, ClaimStore.Flushed> current) {
-    String server = LogId.serverOf(log);
-    if (!live.contains(server) || server.equals(selfServer)) {
-      return false;
-    }
-    ClaimStore.Flushed published = current.get(server);
-    long newest = published == null ? -1 : LogId.instanceOf(published.log());
-    return newest < 0 || LogId.instanceOf(log) >= newest;
   }
 
   /**
@@ -255,7 +242,7 @@ public final class WalRecovery {
     long replayed = 0;
     long skipped = 0;
     // an instance that stopped cleanly with nothing held had every commit persisted in HBase: nothing to write
-    boolean persisted = fs.exists(new Path(fenced, SharedWal.CLOSED_CLEANLY));
+    boolean persisted = fs.exists(new Path(fenced, WalFiles.CLOSED_CLEANLY));
     ReplayFilter filter = new ReplayFilter();
     long index = 0;
     for (Path f : files) {

@@ -1,4 +1,4 @@
-package org.gstore.coprocessor.wal;
+package org.gstore.recovery.hbase;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,6 +12,12 @@ import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 
 /** Reads G-Store WAL files on HDFS: for replay after a crash, and for {@link WalPrinter}. */
 public final class WalFiles {
+  /**
+   * A marker the log's directory gets when G-Store stopped with every commit it logged persisted in HBase: a
+   * recovery of the directory then only learns its transactions' outcomes and writes nothing.
+   */
+  public static final String CLOSED_CLEANLY = "closed-cleanly";
+
   private WalFiles() {}
 
   /** The readable records of one WAL file, where they end, and why reading stopped there. */

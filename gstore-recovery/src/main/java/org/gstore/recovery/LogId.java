@@ -1,4 +1,7 @@
-package org.gstore.coprocessor.recovery;
+package org.gstore.recovery;
+
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The identity of one G-Store instance's log: {@code <server>#<instance>}. G-Store stops on a live region server
@@ -24,6 +27,26 @@ public final class LogId {
     } catch (NumberFormatException e) {
       return -1;
     }
+  }
+
+  /**
+   * Whether {@code log} may still be written, so that no other instance may replay it: a log of a live server,
+   * unless it is older than the log that server last published as current (an earlier instance's: G-Store stopped
+   * there and started again, or stopped for good and published a later instant). A log as new as the published one
+   * may belong to an instance that is starting. A server replays its own earlier logs in any case.
+   *
+   * @param selfServer the server asking
+   * @param current every server's current log, as published with its T_F
+   */
+  public static boolean mayStillBeWritten(String log, String selfServer, Set<String> live,
+      Map<String, ClaimStore.Flushed> current) {
+    String server = serverOf(log);
+    if (!live.contains(server) || server.equals(selfServer)) {
+      return false;
+    }
+    ClaimStore.Flushed published = current.get(server);
+    long newest = published == null ? -1 : instanceOf(published.log());
+    return newest < 0 || instanceOf(log) >= newest;
   }
 
   /** The region server a log (or a WAL directory named after it) belongs to; a name without instance is its own. */

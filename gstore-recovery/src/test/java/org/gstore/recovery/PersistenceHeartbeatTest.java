@@ -1,8 +1,7 @@
-package org.gstore.coprocessor.recovery;
+package org.gstore.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -10,21 +9,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.awaitility.Awaitility;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Uid;
-import org.gstore.coprocessor.wal.SharedWal;
-import org.gstore.coprocessor.wal.UpdateShipper;
-import org.gstore.coprocessor.wal.UpdateShipper.Shipment;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The heartbeat of the production code ({@link PersistenceHeartbeat}, {@link UpdateShipper}) over an in-memory
+ * The heartbeat of the production code ({@link PersistenceHeartbeat}, {@link ShipmentLedger}) over an in-memory
  * claim store and an in-memory HBase whose servers lose what they did not sync when they crash. The invariant after
  * every step: each acknowledged commit is persisted in HBase or still held by its leader's shipper.
  */
@@ -41,14 +35,11 @@ class PersistenceHeartbeatTest {
   private final Map<String, Set<Long>> memstores = new HashMap<>();
   private final Set<Long> persisted = new HashSet<>();
   private final Set<Long> acknowledged = new HashSet<>();
-  private final List<UpdateShipper> shippers = new ArrayList<>();
+  private final List<ShipmentLedger> ledgers = new ArrayList<>();
+  /** Commits the ledgers asked to ship again, shipped at the next {@link #shipAgain}. */
+  private final Map<ShipmentLedger, List<Shipment>> outbox = new HashMap<>();
   /** The server hosting the member row now. */
-  private volatile String host = MEMBER;
-
-  @AfterEach
-  void closeShippers() {
-    shippers.forEach(UpdateShipper::close);
-  }
+  private String host = MEMBER;
 
   @Test
   void aLeaderRestartedUnderTheSameServerNameIsNotCoveredByClaimsForItsPredecessor() {
@@ -56,7 +47,7 @@ class PersistenceHeartbeatTest {
     start(LEADER);
     PersistenceHeartbeat member = heartbeat(MEMBER, LogId.of(MEMBER, 1), idleShipper());
 
-    UpdateShipper first = shipper();
+    ShipmentLedger first = shipper();
     PersistenceHeartbeat firstLeader = heartbeat(LEADER, LogId.of(LEADER, 1), first);
     commit(first, 1, 5);
     firstLeader.run();
@@ -66,8 +57,8 @@ class PersistenceHeartbeatTest {
 
     // G-Store stops on the leader's server (its last G-Store region moved away) and starts again: the new
     // instance numbers its shipments from 0 again, under the same server name
-    first.close();
-    UpdateShipper second = shipper();
+    ledgers.remove(first); // gone with its instance: its WAL is replayed, not shipped again
+    ShipmentLedger second = shipper();
     PersistenceHeartbeat secondLeader = heartbeat(LEADER, LogId.of(LEADER, 2), second);
     commit(second, 6, 3);
     secondLeader.run(); // the member's claim still says 4, for the predecessor's shipments
@@ -76,7 +67,8 @@ class PersistenceHeartbeatTest {
 
     crash(MEMBER, TAKEOVER);
     secondLeader.run(); // sees the member dead: ships again what it had not claimed
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> memstores.get(TAKEOVER).size() == 3);
+    shipAgain(second);
+    assertThat(memstores.get(TAKEOVER)).hasSize(3);
     assertEveryAcknowledgedCommitIsPersistedOrHeld();
     heartbeat(TAKEOVER, LogId.of(TAKEOVER, 1), idleShipper()).run();
     assertThat(persisted).containsAll(acknowledged);
@@ -87,7 +79,7 @@ class PersistenceHeartbeatTest {
     start(MEMBER);
     start(LEADER);
     start(TAKEOVER); // registered, then G-Store stops there while the region server runs on
-    UpdateShipper leader = shipper();
+    ShipmentLedger leader = shipper();
     PersistenceHeartbeat leaderBeat = heartbeat(LEADER, LogId.of(LEADER, 1), leader);
     commit(leader, 1, 4);
     leaderBeat.run();
@@ -114,44 +106,50 @@ class PersistenceHeartbeatTest {
     host = takeover;
   }
 
-  private UpdateShipper shipper() {
-    UpdateShipper s = new UpdateShipper(batch -> {
-      synchronized (this) {
-        batch.forEach(sh -> memstores.get(host).add(sh.commitTs()));
-      }
-    }, batch -> {
-      synchronized (this) {
-        batch.forEach(sh -> persisted.add(sh.commitTs()));
-      }
-    }, false, 1, 0);
-    shippers.add(s);
-    return s;
+  private ShipmentLedger shipper() {
+    ShipmentLedger[] made = new ShipmentLedger[1];
+    made[0] = new ShipmentLedger(false, 1, s -> outbox.get(made[0]).add(s));
+    outbox.put(made[0], new ArrayList<>());
+    ledgers.add(made[0]);
+    return made[0];
   }
 
-  private UpdateShipper idleShipper() {
+  /** Ships what {@code ledger} asked to ship again to the member row's host now. */
+  private void shipAgain(ShipmentLedger ledger) {
+    List<Shipment> batch = new ArrayList<>(outbox.get(ledger));
+    outbox.get(ledger).clear();
+    ship(ledger, batch);
+  }
+
+  private void ship(ShipmentLedger ledger, List<Shipment> batch) {
+    batch.forEach(sh -> memstores.get(host).add(sh.commitTs()));
+    ledger.shipped(batch);
+  }
+
+  private ShipmentLedger idleShipper() {
     return shipper();
   }
 
-  private PersistenceHeartbeat heartbeat(String server, String log, UpdateShipper shipper) {
+  private PersistenceHeartbeat heartbeat(String server, String log, ShipmentLedger shipper) {
     return new PersistenceHeartbeat(server, log, claims, () -> {
-      synchronized (this) {
-        persisted.addAll(memstores.get(server));
-        memstores.get(server).clear();
-      }
+      persisted.addAll(memstores.get(server));
+      memstores.get(server).clear();
     }, shipper, (neededAbove, retain) -> 0, System::currentTimeMillis, 600_000);
   }
 
-  private void commit(UpdateShipper shipper, long firstTs, int count) {
-    long through = shipper.shippedThrough() + count;
+  private void commit(ShipmentLedger ledger, long firstTs, int count) {
+    List<Shipment> batch = new ArrayList<>();
     for (long ts = firstTs; ts < firstTs + count; ts++) {
       acknowledged.add(ts);
-      shipper.ship(new Shipment(GROUP, ts, List.of(), new SharedWal.Position(0, ts)));
+      Shipment s = new Shipment(GROUP, ts, List.of(), new WalPosition(0, ts));
+      ledger.handOver(s);
+      batch.add(s);
     }
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.shippedThrough() == through);
+    ship(ledger, batch);
   }
 
-  private synchronized void assertEveryAcknowledgedCommitIsPersistedOrHeld() {
-    long held = shippers.stream().filter(s -> !s.isClosed()).mapToLong(UpdateShipper::pendingCount).sum();
+  private void assertEveryAcknowledgedCommitIsPersistedOrHeld() {
+    long held = ledgers.stream().mapToLong(ShipmentLedger::pendingCount).sum();
     Set<Long> missing = new HashSet<>(acknowledged);
     missing.removeAll(persisted);
     assertThat(missing.size()).as("acknowledged commits neither persisted nor held: %s", missing)

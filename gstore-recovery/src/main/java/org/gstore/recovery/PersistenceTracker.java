@@ -1,4 +1,4 @@
-package org.gstore.common.recovery;
+package org.gstore.recovery;
 
 import java.util.ArrayList;
 import java.util.HashMap;

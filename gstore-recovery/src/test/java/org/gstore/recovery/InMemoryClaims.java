@@ -1,4 +1,4 @@
-package org.gstore.coprocessor.recovery;
+package org.gstore.recovery;
 
 import java.util.HashMap;
 import java.util.HashSet;

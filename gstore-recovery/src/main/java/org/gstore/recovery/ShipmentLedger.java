@@ -1,0 +1,258 @@
+package org.gstore.recovery;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import org.gstore.common.protocol.GroupRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a leader's shipper holds, and why: the bookkeeping of shipping committed transactions from the WAL into
+ * HBase, without the thread or the HBase client that do the shipping (the coprocessor's {@code UpdateShipper}, or
+ * the recovery simulation, drive it).
+ *
+ * <p><b>Until persisted, a commit is held.</b> A commit is handed over once durable in the WAL, waits to be
+ * shipped, and is numbered when HBase acknowledges it ({@link #shipped}): shipments are numbered in order, and the
+ * last acknowledged number is T_F ({@link #shippedThrough}). If the sink persists what it acknowledges (SYNC_WAL)
+ * that ends it. Otherwise (ASYNC_WAL) the commit stays held until every region server claimed (T_P) a shipment at
+ * or above its number ({@link #forgetPersistedThrough}), and is shipped again if a server that may have lost it
+ * dies ({@link #shipAgainAbove}); a commit shipped again gets a new number, so a claim made before it arrived
+ * does not cover it. The WAL keeps every record not yet handed over or still held ({@link #walNeededAbove}).
+ *
+ * <p>A commit HBase refuses for good is <em>quarantined</em> ({@link #refused}): no longer waited for by deletes
+ * and region closes, kept in the WAL, and shipped again every {@link #QUARANTINE_RETRY_MILLIS}
+ * ({@link #retryQuarantined}). It is never dropped.
+ *
+ * <p>Thread-safe; every change wakes threads waiting on this object's monitor (a drain waits so).
+ */
+public final class ShipmentLedger {
+  private static final Logger LOG = LoggerFactory.getLogger(ShipmentLedger.class);
+  /** How often quarantined commits are shipped again. */
+  public static final long QUARANTINE_RETRY_MILLIS = 60_000;
+
+  private final boolean persistedWhenShipped;
+  private final Consumer<Shipment> shipAgain;
+  /** Commits to ship (again), oldest first. */
+  private final LinkedHashSet<Shipment> queued = new LinkedHashSet<>();
+  /** ASYNC_WAL: shipped commits not yet known persisted, with the number of their latest shipment. */
+  private final LinkedHashMap<Shipment, Long> unpersisted = new LinkedHashMap<>();
+  private final Map<GroupRef, Integer> heldPerGroup = new HashMap<>();
+  /** Per WAL stream: the records the shipper has been handed. */
+  private final Watermark[] handedOver;
+  /** Per WAL stream: records held (queued, unpersisted or quarantined): the WAL keeps them. */
+  private final List<TreeSet<Long>> heldSeqs = new ArrayList<>();
+  /** Commits HBase refused for good, oldest first: the WAL keeps them, and they are shipped again now and then. */
+  private final LinkedHashSet<Shipment> quarantined = new LinkedHashSet<>();
+  private long nextShipment;
+  private long shippedThrough = -1;
+  private long lastQuarantineRetry = Long.MIN_VALUE;
+  private long shippedAgain;
+  private long persistedOnDrain;
+
+  /**
+   * @param persistedWhenShipped whether the sink persists what it acknowledges (SYNC_WAL): nothing stays held
+   * @param streams how many WAL streams the leader writes
+   * @param shipAgain told of each commit to ship again, at once (after a death, or out of quarantine); commits
+   *     handed over are shipped by whoever handed them over
+   */
+  public ShipmentLedger(boolean persistedWhenShipped, int streams, Consumer<Shipment> shipAgain) {
+    this.persistedWhenShipped = persistedWhenShipped;
+    this.shipAgain = shipAgain;
+    this.handedOver = new Watermark[streams];
+    for (int i = 0; i < streams; i++) {
+      handedOver[i] = new Watermark();
+      heldSeqs.add(new TreeSet<>());
+    }
+  }
+
+  /** A commit durable in the WAL at {@code s.position()} is to be shipped: it is held until persisted. */
+  public synchronized void handOver(Shipment s) {
+    heldPerGroup.merge(s.group(), 1, Integer::sum);
+    int stream = s.position().stream();
+    heldSeqs.get(stream).add(s.position().seq());
+    handedOver[stream].mark(s.position().seq());
+    queued.add(s);
+  }
+
+  /**
+   * A record that is not a commit (a persisted mark) is durable in the WAL at {@code position}: the WAL need not
+   * keep it for the shipper, and the records after it must not wait for it.
+   */
+  public synchronized void logged(WalPosition position) {
+    handedOver[position.stream()].mark(position.seq());
+  }
+
+  /** HBase acknowledged {@code batch}: number its shipments (T_F passes them) and hold them until persisted. */
+  public synchronized void shipped(List<Shipment> batch) {
+    for (Shipment s : batch) {
+      long number = nextShipment++;
+      queued.remove(s);
+      if (persistedWhenShipped) {
+        release(s);
+      } else {
+        unpersisted.put(s, number);
+      }
+    }
+    shippedThrough = nextShipment - 1;
+    notifyAll();
+  }
+
+  /** HBase refused {@code s} for good: quarantine it (see the class comment). */
+  public synchronized void refused(Shipment s) {
+    LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
+        + " refuses its writes for good, so it is not shipped; it stays in the WAL for an operator, see"
+        + " docs/operations.md", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq());
+    quarantined.add(s);
+    queued.remove(s);
+    heldPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1); // the WAL keeps its record
+    notifyAll();
+  }
+
+  /** T_F: every shipment numbered up to this one is acknowledged by HBase (-1: none yet). */
+  public synchronized long shippedThrough() {
+    return shippedThrough;
+  }
+
+  /** Every region server has persisted what it was shipped up to shipment {@code through}: stop holding it. */
+  public synchronized void forgetPersistedThrough(long through) {
+    var it = unpersisted.entrySet().iterator();
+    while (it.hasNext()) {
+      var e = it.next();
+      if (e.getValue() <= through) {
+        it.remove();
+        release(e.getKey());
+      }
+    }
+    notifyAll();
+  }
+
+  /** A region server died that had persisted our shipments up to {@code through}: ship the later ones again. */
+  public synchronized int shipAgainAbove(long through) {
+    List<Shipment> again = new ArrayList<>();
+    unpersisted.forEach((s, number) -> {
+      if (number > through) {
+        again.add(s);
+      }
+    });
+    for (Shipment s : again) {
+      unpersisted.remove(s);
+      queued.add(s);
+      shipAgain.accept(s);
+    }
+    shippedAgain += again.size();
+    return again.size();
+  }
+
+  /**
+   * Ships the quarantined commits again if {@link #QUARANTINE_RETRY_MILLIS} passed since the last time: those whose
+   * cause was fixed land and are held as any shipped commit; the others are quarantined again. Returns how many were
+   * shipped again.
+   */
+  public synchronized int retryQuarantined(long now) {
+    if (quarantined.isEmpty() || (lastQuarantineRetry != Long.MIN_VALUE
+        && now - lastQuarantineRetry < QUARANTINE_RETRY_MILLIS)) {
+      return 0;
+    }
+    lastQuarantineRetry = now;
+    List<Shipment> again = new ArrayList<>(quarantined);
+    quarantined.clear();
+    for (Shipment s : again) {
+      heldPerGroup.merge(s.group(), 1, Integer::sum);
+      queued.add(s);
+      shipAgain.accept(s);
+    }
+    return again.size();
+  }
+
+  /** The shipped, unpersisted commits of {@code group}, which a drain writes again persisted. */
+  public synchronized List<Shipment> unpersistedOf(GroupRef group) {
+    return unpersisted.keySet().stream().filter(s -> s.group().equals(group)).toList();
+  }
+
+  /** A drain wrote {@code written} again, persisted: those not being shipped again meanwhile are held no longer. */
+  public synchronized void persistedOnDrain(List<Shipment> written) {
+    for (Shipment s : written) {
+      if (unpersisted.remove(s) != null) { // else it is being shipped again: the drain's next round waits for it
+        release(s);
+      }
+    }
+    persistedOnDrain += written.size();
+    notifyAll();
+  }
+
+  /**
+   * The WAL of {@code stream} must keep the records above this sequence number: every record up to it was seen
+   * by the shipper and is neither waiting to ship, nor unpersisted, nor quarantined.
+   */
+  public synchronized long walNeededAbove(int stream) {
+    TreeSet<Long> held = heldSeqs.get(stream);
+    long seen = handedOver[stream].through();
+    return held.isEmpty() ? seen : Math.min(seen, held.first() - 1);
+  }
+
+  /** Commits handed over and not yet persisted in HBase (quarantined ones aside). */
+  public synchronized int pendingCount() {
+    return heldPerGroup.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
+  /** Commits of {@code group} handed over and not yet persisted in HBase. */
+  public synchronized int pendingCount(GroupRef group) {
+    return heldPerGroup.getOrDefault(group, 0);
+  }
+
+  /** Whether {@code s} is held: waiting to ship (again), shipped but not known persisted, or quarantined. */
+  public synchronized boolean holds(Shipment s) {
+    return queued.contains(s) || unpersisted.containsKey(s) || quarantined.contains(s);
+  }
+
+  /** Commits of {@code group} waiting to be shipped (again). */
+  public synchronized int queuedCount(GroupRef group) {
+    return (int) queued.stream().filter(s -> s.group().equals(group)).count();
+  }
+
+  /** Shipped commits waiting to be known persisted (ASYNC_WAL). */
+  public synchronized int unpersistedCount() {
+    return unpersisted.size();
+  }
+
+  /** Commits HBase refused for good and not shipped since (see the class comment). */
+  public synchronized long quarantinedCount() {
+    return quarantined.size();
+  }
+
+  /** Whether a commit of {@code group} is quarantined now (HBase does not have it). */
+  public synchronized boolean hasQuarantined(GroupRef group) {
+    return quarantined.stream().anyMatch(s -> s.group().equals(group));
+  }
+
+  /** Commits shipped again because a region server that may have lost them died. */
+  public synchronized long shippedAgainCount() {
+    return shippedAgain;
+  }
+
+  /** ASYNC_WAL: commits written again persisted because their group was deleted or its region closed. */
+  public synchronized long persistedOnDrainCount() {
+    return persistedOnDrain;
+  }
+
+  /** How far behind shipping is, in milliseconds of commit time (0 when nothing waits). */
+  public synchronized long lagMillis(long now) {
+    return queued.isEmpty() ? 0 : Math.max(0, now - queued.iterator().next().commitTs());
+  }
+
+  /** Wakes the threads waiting on this ledger (the shipper closing). */
+  public synchronized void wakeAll() {
+    notifyAll();
+  }
+
+  private void release(Shipment s) {
+    heldPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1);
+    heldSeqs.get(s.position().stream()).remove(s.position().seq());
+  }
+}

@@ -9,6 +9,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Durability;
 import org.gstore.common.protocol.ProtocolConfig;
 import org.gstore.common.wire.DatagramCodec;
@@ -39,7 +40,8 @@ public record GStoreConfig(
     Durability shipperDurability,
     long shipperDelayMillis,
     long recoveryRetainMillis,
-    long recoveryHeartbeatMillis) {
+    long recoveryHeartbeatMillis,
+    long recoveryZombieWindowMillis) {
 
   public static final String CLUSTER_SECRET = "gstore.cluster.secret";
   public static final String CLUSTER_SECRET_FILE = "gstore.cluster.secret.file";
@@ -76,8 +78,25 @@ public record GStoreConfig(
   public static final String RECOVERY_RETAIN_MS = "gstore.recovery.retain.ms";
   /** How often each server claims T_P and each leader drops what every server persisted (see docs/recovery.md). */
   public static final String RECOVERY_HEARTBEAT_MS = "gstore.recovery.heartbeat.ms";
+  /**
+   * How long a server declared dead is suspected of still acknowledging shipped writes it cannot persist (a paused
+   * process that has not yet learned of its death): leaders hold what it had not claimed that long, then ship it
+   * again. Must exceed one RPC's timeout ({@code hbase.rpc.timeout}); by default twice that.
+   */
+  public static final String RECOVERY_ZOMBIE_WINDOW_MS = "gstore.recovery.zombie.window.ms";
+  /**
+   * How long major compactions of G-Store regions keep delete markers (HBase's time to purge deletes, raised to
+   * this if lower): a commit shipped again after a newer commit deleted its cells must stay hidden. Longer than any
+   * commit stays unpersisted in a shipper.
+   */
+  public static final String DELETES_RETAIN_MS = "gstore.recovery.deletes.retain.ms";
   /** Bytes a datagram needs besides a message's group name and two rows (header, HMAC, field tags, ids). */
   static final int DATAGRAM_OVERHEAD_BYTES = 1_024;
+
+  /** {@link #DELETES_RETAIN_MS}: 24 hours by default. */
+  public static long deletesRetainMillis(Configuration conf) {
+    return longIn(conf, DELETES_RETAIN_MS, 24L * 3_600_000, 0, 365L * 24 * 3_600_000);
+  }
 
   /** Where every region server keeps its G-Store WAL, in a directory named after the server. */
   public static org.apache.hadoop.fs.Path walRoot(Configuration conf) throws java.io.IOException {
@@ -130,7 +149,9 @@ public record GStoreConfig(
         durability(conf),
         longIn(conf, SHIPPER_DELAY_MS, 0, 0, 600_000),
         longIn(conf, RECOVERY_RETAIN_MS, 600_000, 1_000, 7L * 24 * 3_600_000),
-        longIn(conf, RECOVERY_HEARTBEAT_MS, 5_000, 10, 600_000));
+        longIn(conf, RECOVERY_HEARTBEAT_MS, 5_000, 10, 600_000),
+        longIn(conf, RECOVERY_ZOMBIE_WINDOW_MS,
+            2L * conf.getLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HConstants.DEFAULT_HBASE_RPC_TIMEOUT), 0, 3_600_000));
   }
 
   /**

@@ -18,6 +18,11 @@ import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.regionserver.ScanOptions;
+import org.apache.hadoop.hbase.regionserver.ScanType;
+import org.apache.hadoop.hbase.regionserver.Store;
+import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
+import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
@@ -47,6 +52,10 @@ import org.slf4j.LoggerFactory;
  * is loading, writes get a retryable {@link RegionTooBusyException}. Bulk loads into a region with grouped rows
  * are refused; table-level changes that would unfence rows are refused by {@link GStoreMasterObserver}.
  *
+ * <p>Major compactions of the region keep delete markers for at least {@link GStoreConfig#DELETES_RETAIN_MS}
+ * (HBase's time to purge deletes): a shipper may write an older commit again after a newer commit deleted its
+ * cells (it ships again what a dead server may have lost), and a delete marker that is gone no longer hides it.
+ *
  * <p>System tables and G-Store's own tables are left alone when the class is installed cluster-wide.
  *
  * <p>Installed both cluster-wide and on a table's descriptor, HBase loads two instances on each of the table's
@@ -65,6 +74,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   private final TxnEndpoint txnEndpoint = new TxnEndpoint(endpoint);
   private GStoreServer server;
   private RegionCoprocessorEnvironment env;
+  private long deletesRetainMillis;
 
   @Override
   public void start(CoprocessorEnvironment environment) throws IOException {
@@ -76,6 +86,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
       return;
     }
     this.env = renv;
+    this.deletesRetainMillis = GStoreConfig.deletesRetainMillis(renv.getConfiguration());
     GStoreRegionCoprocessor first = SERVING.merge(renv.getRegionInfo().getEncodedName(), this,
         (old, mine) -> old.env.getRegion() == renv.getRegion() ? old : mine);
     if (first != this) {
@@ -108,6 +119,16 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   @Override
   public Iterable<Service> getServices() {
     return List.of(endpoint, txnEndpoint);
+  }
+
+  @Override
+  public void preCompactScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Store store, ScanType scanType,
+      ScanOptions options, CompactionLifeCycleTracker tracker, CompactionRequest request) {
+    if (server != null && options.getTimeToPurgeDeletes() < deletesRetainMillis) {
+      options.setTimeToPurgeDeletes(deletesRetainMillis);
+      // HBase 2.6 applies the options only if one of these three is set too: set one to what it is
+      options.setKeepDeletedCells(options.getKeepDeletedCells());
+    }
   }
 
   @Override

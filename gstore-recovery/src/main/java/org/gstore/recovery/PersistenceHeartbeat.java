@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  *   as a leader whose shipper holds unpersisted commits:
  *     4. publish its T_F
  *     5. read the live servers and every claim; for each server that died since the last beat, ship again
- *        what it had not claimed (its regions' new hosts take it); then drop what every server has claimed
+ *        what it had not claimed (its regions' new hosts take it), and once more when its zombie window
+ *        closes; then drop what every server has claimed and no suspect's last claim holds back
  *     6. delete the WAL files no replay needs
  * </pre>
  * A beat publishes only what changed (ZooKeeper syncs every write to its disk). A beat that fails (ZooKeeper or HDFS
@@ -59,9 +60,10 @@ public final class PersistenceHeartbeat implements Runnable {
    * @param self this region server's name: its claims
    * @param log this G-Store instance's {@link LogId}: what its shipper's numbers are claimed under
    * @param retainMillis how long dead servers' claims and closed WAL files are kept
+   * @param zombieWindowMillis how long a dead server may still acknowledge writes ({@link PersistenceTracker})
    */
   public PersistenceHeartbeat(String self, String log, ClaimStore znodes, WalSync walSync, ShipmentLedger shipper,
-      WalTruncation wal, LongSupplier clock, long retainMillis) {
+      WalTruncation wal, LongSupplier clock, long retainMillis, long zombieWindowMillis) {
     this.self = self;
     this.log = log;
     this.znodes = znodes;
@@ -70,7 +72,7 @@ public final class PersistenceHeartbeat implements Runnable {
     this.wal = wal;
     this.clock = clock;
     this.retainMillis = retainMillis;
-    this.tracker = new PersistenceTracker(retainMillis);
+    this.tracker = new PersistenceTracker(retainMillis, zombieWindowMillis);
   }
 
   @Override
@@ -109,7 +111,14 @@ public final class PersistenceHeartbeat implements Runnable {
         LOG.info("G-Store ships {} commits again: region server {} died before persisting them", again,
             death.server());
       }
-      tracker.forget(death.server());
+    }
+    for (PersistenceTracker.Death suspect : hb.zombieWindowsClosed()) {
+      shipper.distrust(); // a batch in flight may yet be acknowledged by the zombie
+      int again = shipper.shipAgainAbove(suspect.persistedThrough(log));
+      if (again > 0) {
+        LOG.info("G-Store ships {} commits again that region server {} may have acknowledged after it was declared"
+            + " dead", again, suspect.server());
+      }
     }
     if (hb.shipEverythingAgain()) {
       int again = shipper.shipAgainAbove(-1);

@@ -49,6 +49,8 @@ public final class ShipmentLedger {
   private final List<TreeSet<Long>> heldSeqs = new ArrayList<>();
   /** Commits HBase refused for good, oldest first: the WAL keeps them, and they are shipped again now and then. */
   private final LinkedHashSet<Shipment> quarantined = new LinkedHashSet<>();
+  /** Bumped when acknowledgements of batches sent earlier can no longer be trusted (see {@link #distrust}). */
+  private long epoch;
   private long nextShipment;
   private long shippedThrough = -1;
   private long lastQuarantineRetry = Long.MIN_VALUE;
@@ -88,8 +90,35 @@ public final class ShipmentLedger {
     handedOver[position.stream()].mark(position.seq());
   }
 
-  /** HBase acknowledged {@code batch}: number its shipments (T_F passes them) and hold them until persisted. */
-  public synchronized void shipped(List<Shipment> batch) {
+  /** The epoch to pass to {@link #shipped} for a batch about to be sent. */
+  public synchronized long epoch() {
+    return epoch;
+  }
+
+  /**
+   * Acknowledgements of batches sent before now may come from a server that can lose them without a trace (the
+   * zombie of a dead server whose suspicion ended, see {@code PersistenceTracker}): such batches are shipped again
+   * when acknowledged, not counted.
+   */
+  public synchronized void distrust() {
+    epoch++;
+  }
+
+  /**
+   * HBase acknowledged {@code batch}, sent at {@code sentAt} ({@link #epoch}): number its shipments (T_F passes
+   * them) and hold them until persisted; or, if the acknowledgement is {@linkplain #distrust distrusted}, ship it
+   * again.
+   */
+  public synchronized void shipped(List<Shipment> batch, long sentAt) {
+    if (sentAt != epoch) {
+      for (Shipment s : batch) {
+        if (queued.contains(s)) {
+          shipAgain.accept(s);
+          shippedAgain++;
+        }
+      }
+      return;
+    }
     for (Shipment s : batch) {
       long number = nextShipment++;
       queued.remove(s);

@@ -123,7 +123,7 @@ class PersistenceHeartbeatTest {
 
   private void ship(ShipmentLedger ledger, List<Shipment> batch) {
     batch.forEach(sh -> memstores.get(host).add(sh.commitTs()));
-    ledger.shipped(batch);
+    ledger.shipped(batch, ledger.epoch());
   }
 
   private ShipmentLedger idleShipper() {
@@ -134,7 +134,7 @@ class PersistenceHeartbeatTest {
     return new PersistenceHeartbeat(server, log, claims, () -> {
       persisted.addAll(memstores.get(server));
       memstores.get(server).clear();
-    }, shipper, (neededAbove, retain) -> 0, System::currentTimeMillis, 600_000);
+    }, shipper, (neededAbove, retain) -> 0, System::currentTimeMillis, 600_000, 0);
   }
 
   private void commit(ShipmentLedger ledger, long firstTs, int count) {

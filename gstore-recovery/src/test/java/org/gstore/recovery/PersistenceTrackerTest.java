@@ -7,7 +7,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class PersistenceTrackerTest {
-  private final PersistenceTracker tracker = new PersistenceTracker(10_000);
+  private final PersistenceTracker tracker = new PersistenceTracker(10_000, 1_000);
 
   @Test
   void persistedThroughIsTheLowestClaimOfTheRegisteredServers() {
@@ -23,7 +23,7 @@ class PersistenceTrackerTest {
   }
 
   @Test
-  void aDeathIsReportedOnceWithTheLastClaimAndHoldsBackUntilForgotten() {
+  void aDeathIsReportedOnceAndItsLastClaimHoldsBackUntilItsZombieWindowCloses() {
     tracker.heartbeat(Set.of("a", "b"), Map.of("a", Map.of("L", 9L), "b", Map.of("L", 3L)), 0);
     PersistenceTracker.Heartbeat hb = tracker.heartbeat(Set.of("a"),
         Map.of("a", Map.of("L", 9L), "b", Map.of("L", 5L)), 100);
@@ -31,12 +31,19 @@ class PersistenceTrackerTest {
       assertThat(d.server()).isEqualTo("b");
       assertThat(d.persistedThrough("L")).isEqualTo(5);
     });
-    assertThat(tracker.persistedThrough("L")).as("until shipped again").isEqualTo(5);
-    tracker.forget("b");
-    assertThat(tracker.persistedThrough("L")).isEqualTo(9);
-    assertThat(tracker.heartbeat(Set.of("a"), Map.of("a", Map.of("L", 9L), "b", Map.of("L", 5L)), 200).deaths())
-        .as("its claim is still published, but it is dead and forgotten").isEmpty();
-    assertThat(tracker.persistedThrough("L")).isEqualTo(9);
+    assertThat(hb.zombieWindowsClosed()).isEmpty();
+    // its zombie may still acknowledge what is shipped now: nothing above its last claim may be forgotten
+    hb = tracker.heartbeat(Set.of("a"), Map.of("a", Map.of("L", 12L), "b", Map.of("L", 5L)), 600);
+    assertThat(hb.deaths()).as("its claim is still published, but it is dead").isEmpty();
+    assertThat(tracker.persistedThrough("L")).isEqualTo(5);
+
+    hb = tracker.heartbeat(Set.of("a"), Map.of("a", Map.of("L", 12L), "b", Map.of("L", 5L)), 1_100);
+    assertThat(hb.zombieWindowsClosed()).singleElement().satisfies(d -> assertThat(d.persistedThrough("L"))
+        .as("ship again above it once more").isEqualTo(5));
+    assertThat(tracker.persistedThrough("L")).isEqualTo(12);
+    hb = tracker.heartbeat(Set.of("a"), Map.of("a", Map.of("L", 12L), "b", Map.of("L", 5L)), 1_200);
+    assertThat(hb.deaths()).isEmpty();
+    assertThat(hb.zombieWindowsClosed()).isEmpty();
   }
 
   @Test

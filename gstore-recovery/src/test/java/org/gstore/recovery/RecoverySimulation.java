@@ -1,421 +1,905 @@
 package org.gstore.recovery;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.NodeId;
+import org.gstore.common.protocol.Uid;
+import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 
 /**
- * One seeded schedule of the recovery bookkeeping: leaders commit to their WAL and ship to region servers, which
- * apply writes to a volatile memstore and persist them when they sync; servers publish T_P (the T_F values they
- * read before a sync), leaders publish T_F and forget what every known server has persisted; servers crash (losing
- * memstore and the leader's in-memory state, keeping the WAL), regions are reassigned, moved (a move flushes),
- * dead leaders' WALs are replayed (by a recoverer that may itself crash mid-way), servers restart under new names.
+ * One seeded schedule of a cluster's recovery, run on the production classes of {@code org.gstore.recovery}: each
+ * G-Store instance has a {@link ShipmentLedger} and a {@link PersistenceHeartbeat} (with its {@link
+ * PersistenceTracker}) over one shared {@link ClaimStore}, logs are named by {@link LogId} and replayed through
+ * {@link ReplayFilter}. Only what HBase, HDFS and the network do is modelled: region servers with a volatile
+ * memstore and a WAL they sync, regions that move (flushing), crash, pause (their RPCs wait; declared dead, they may
+ * resume as a zombie and acknowledge what they received before they abort), graceful restarts under a new server
+ * name, G-Store stopping on a live server and starting again under the same name, compactions that drop delete
+ * markers, recoverers that die part-way, and ZooKeeper that fails now and then.
  *
- * <p>Shipments are numbered by the leader's single shipper thread; T_F is the last acknowledged shipment, and a
- * commit shipped again (after a server died) gets a new number, so a claim made before it arrived never covers it.
- * The model uses the production {@link Watermark} (which WAL records the shipper has been handed; commit
- * threads of one WAL batch hand over in any order) and {@link PersistenceTracker}. The checker asserts after
- * every event that every acknowledged commit is persisted, or still held by its live leader (to ship or to ship
- * again), or in its dead leader's WAL awaiting replay; and that nothing is forgotten (dropped from a leader's memory
- * or truncated from a WAL) before it is persisted. At the end the cluster is healed and every acknowledged commit
- * must be persisted.
+ * <p>Groups have a leader row and member rows; a commit puts or deletes member rows, stamped with its commit
+ * timestamp. The checker asserts after every event that each acknowledged commit is persisted in HBase, or held by
+ * its live leader's ledger, or in a log not yet replayed; and, once the cluster has healed, that every row reads as
+ * its last acknowledged commit left it (nothing lost, nothing resurrected).
+ *
+ * <p>{@link Defect} plants one known bug each, by wiring the classes as a careless runtime would; the simulation
+ * must catch every one.
  */
 final class RecoverySimulation {
-  private static final int SLOTS = 4;
-  private static final int ROWS = 8;
-  private static final int EVENTS = 600;
-  private static final long RETAIN = 400; // how long a dead server's claim is kept (ticks); also the stall gap
+  /** A bug to plant. */
+  enum Defect {
+    NONE,
+    /** Dead servers are not suspected of acknowledging as zombies (the loss the chaos run found). */
+    NO_ZOMBIE_WINDOW,
+    /** Logs named by server alone: an instance restarted on a live server is covered by its predecessor's claims. */
+    LOG_NAMED_BY_SERVER,
+    /** Replay writes every commit of a log, persisted marks ignored: a compacted delete comes back. */
+    REPLAY_IGNORES_MARKS,
+    /** A server claims without syncing its WAL first. */
+    CLAIM_WITHOUT_SYNC,
+    /** An instance takes shipped writes before it registers. */
+    NO_REGISTRATION
+  }
 
-  record Result(long seed, List<String> violations, int lost, int acknowledged, List<String> trace) {
+  record Result(long seed, Defect defect, List<String> violations, int acknowledged, List<String> trace) {
     boolean ok() {
-      return violations.isEmpty() && lost == 0;
+      return violations.isEmpty();
     }
   }
 
-  private record Commit(int id, String log, long seq, int row) {
-    @Override
-    public String toString() {
-      return "c" + id + "(" + log + "#" + seq + " row " + row + ")";
+  private static final int SLOTS = 4;
+  private static final int GROUPS = 3;
+  private static final int MEMBERS = 3;
+  private static final int EVENTS = 500;
+  private static final long RETAIN = 400;
+  /**
+   * What production assumes of HBase, and the zombie window must exceed together: the master moves a dead
+   * server's regions within {@code REASSIGN_WITHIN} of its death, and an RPC is answered within {@code RPC_TIMEOUT}
+   * or never.
+   */
+  private static final long REASSIGN_WITHIN = 30;
+  private static final long RPC_TIMEOUT = 20;
+  private static final long ZOMBIE_WINDOW = 60;
+  /** Major compactions keep delete markers younger than this (G-Store sets HBase's time to purge deletes). */
+  private static final long PURGE_DELETES_AFTER = 300;
+  private static final String TABLE = "t";
+
+  /** A commit: its writes (row → value, null for a delete) and where it was logged. */
+  private record Commit(int id, int group, long ts, Map<Integer, Integer> writes, String log) {}
+
+  /** One version of a row: its commit timestamp and value (null: a delete marker). */
+  private record Version(long ts, Integer value) {}
+
+  /** A batch sent to the servers hosting its rows then ({@code hosts}: row → server), not yet answered. */
+  private record Rpc(Instance from, List<Shipment> batch, long sentAt, Map<Integer, Server> hosts, long sentTick) {
+    boolean waitsFor(Server s) {
+      return hosts.containsValue(s);
     }
   }
 
-  /** A shipped commit the leader still holds, with the number of its latest shipment. */
-  private record Shipped(Commit commit, long shipNo) {}
-
-  private final class Instance {
+  /** A region-server process. */
+  private final class Server {
     final String name;
-    boolean alive = true;
-    long diedAt;
-    long nextSeq;
-    long nextShip;
-    final List<Commit> wal = new ArrayList<>();
-    final List<Commit> committing = new ArrayList<>(); // durable, acknowledged, not yet handed to the shipper
-    final List<Commit> queue = new ArrayList<>();
-    final List<Shipped> unpersisted = new ArrayList<>();
-    final Watermark handedOver = new Watermark();
-    final PersistenceTracker tracker = new PersistenceTracker(RETAIN);
-    final Set<Integer> memstore = new HashSet<>();
-    Map<String, Long> readFlushed; // T_F values read before a sync, to claim after it
-    long lastHeartbeat;
-    boolean walRecovered;
+    boolean live = true;
+    boolean paused;
+    boolean declaredDead;
+    long declaredAt;
+    /** Applied, not yet synced to its WAL: row → versions. */
+    final Map<Integer, List<Version>> memstore = new HashMap<>();
+    Instance gstore;
 
-    Instance(String name) {
+    Server(String name) {
       this.name = name;
     }
   }
 
+  /** One G-Store instance on a server: its log, ledger and heartbeat. */
+  private final class Instance {
+    final Server server;
+    final String log;
+    final ShipmentLedger ledger;
+    final PersistenceHeartbeat heartbeat;
+    final List<Shipment> outbox = new ArrayList<>();
+    final List<Commit> committing = new ArrayList<>();
+    final long[] nextSeq = new long[2];
+
+    Instance(Server server) {
+      this.server = server;
+      this.log = defect == Defect.LOG_NAMED_BY_SERVER ? server.name : LogId.of(server.name, ++instances);
+      this.ledger = new ShipmentLedger(false, 2, outbox::add);
+      this.heartbeat = new PersistenceHeartbeat(server.name, log, claims, () -> sync(server), ledger,
+          (neededAbove, retain) -> truncate(this, neededAbove), () -> now, RETAIN,
+          defect == Defect.NO_ZOMBIE_WINDOW ? 0 : ZOMBIE_WINDOW);
+    }
+  }
+
+  /** A log as HDFS holds it. */
+  private static final class Log {
+    final List<WalRecordProto> records = new ArrayList<>();
+    final List<Long> positions = new ArrayList<>(); // stream * 2^32 + seq, to truncate by
+    boolean fenced;
+    boolean replayed;
+  }
+
   private final long seed;
-  private final boolean plantedBug;
+  private final Defect defect;
   private final Random rnd;
+  private final FlakyClaims claims;
+  private final List<Server> servers = new ArrayList<>();
   private final int[] generation = new int[SLOTS];
-  private final List<Instance> instances = new ArrayList<>();
-  private final Instance[] rowHost = new Instance[ROWS];
-  private final Set<Integer> persisted = new HashSet<>();
-  private final Map<String, Long> publishedFlushed = new TreeMap<>();
-  private final Map<String, Map<String, Long>> publishedClaims = new TreeMap<>();
+  private final Integer[] rowHost = new Integer[GROUPS * (MEMBERS + 1)];
+  private final Map<Integer, TreeMap<Long, Version>> persistedRows = new HashMap<>();
+  private final Map<Integer, Long> compactedThrough = new HashMap<>();
+  private final Map<String, Log> logs = new LinkedHashMap<>();
+  private final Map<Long, Commit> byTs = new HashMap<>();
   private final List<Commit> acknowledged = new ArrayList<>();
-  private final Map<String, Instance> byLog = new HashMap<>();
+  private final List<Rpc> pending = new ArrayList<>();
   private final List<String> violations = new ArrayList<>();
   private final List<String> trace = new ArrayList<>();
-  private long now;
+  private long now = 1;
+  private long instances;
   private int nextCommit;
 
-  /** @param plantedBug T_F jumps past a record that is not shipped yet: the checker must catch it */
-  RecoverySimulation(long seed, boolean plantedBug) {
+  RecoverySimulation(long seed, Defect defect) {
     this.seed = seed;
-    this.plantedBug = plantedBug;
+    this.defect = defect;
     this.rnd = new Random(seed);
+    this.claims = new FlakyClaims(rnd);
   }
 
   Result run() {
     for (int s = 0; s < SLOTS; s++) {
-      start(s);
+      startServer(s);
     }
-    for (int r = 0; r < ROWS; r++) {
-      rowHost[r] = live().get(rnd.nextInt(live().size()));
+    for (int r = 0; r < rowHost.length; r++) {
+      rowHost[r] = rnd.nextInt(SLOTS);
+      ensureGStore(servers.get(rowHost[r]));
     }
     for (int i = 0; i < EVENTS && violations.isEmpty(); i++) {
-      now += 1 + rnd.nextInt(3);
+      now += 1 + rnd.nextInt(4);
       step();
       check();
     }
-    heal();
-    int lost = 0;
-    for (Commit c : acknowledged) {
-      if (!persisted.contains(c.id)) {
-        lost++;
-        violations.add("acknowledged commit " + c + " is lost after the cluster healed");
-      }
+    if (violations.isEmpty()) {
+      heal();
     }
-    return new Result(seed, violations, lost, acknowledged.size(), trace);
+    return new Result(seed, defect, violations, acknowledged.size(), trace);
   }
+
+  // ---------------------------------------------------------------------------------------------- the schedule
 
   private void step() {
+    if (servers.stream().anyMatch(s -> s.live && s.declaredDead && now - s.declaredAt > REASSIGN_WITHIN)) {
+      reassign(); // the master's crash procedure has moved the dead server's regions
+    }
     int dice = rnd.nextInt(100);
-    List<Instance> live = live();
-    Instance any = live.get(rnd.nextInt(live.size()));
-    if (dice < 18) {
-      commit(any);
-    } else if (dice < 28) {
-      handOver(any);
-    } else if (dice < 46) {
-      ship(any);
-    } else if (dice < 56) {
-      any.readFlushed = new HashMap<>(publishedFlushed);
-      log(any.name + " reads T_F " + any.readFlushed);
+    if (dice < 20) {
+      commit(rnd.nextInt(GROUPS));
+    } else if (dice < 30) {
+      handOver(randomInstance());
+    } else if (dice < 45) {
+      ship(randomInstance());
+    } else if (dice < 52) {
+      deliver();
     } else if (dice < 64) {
-      syncAndClaim(any);
-    } else if (dice < 76) {
-      if (rnd.nextInt(8) != 0) { // a leader sometimes misses heartbeats (a stall)
-        heartbeat(any);
+      Instance i = randomInstance();
+      if (i != null) {
+        i.heartbeat.run();
       }
-    } else if (dice < 80) {
-      if (live.size() > 2) {
-        crash(any);
-      }
-    } else if (dice < 85) {
-      reassign();
+    } else if (dice < 68) {
+      crash(randomServer());
+    } else if (dice < 71) {
+      pause(randomServer());
+    } else if (dice < 75) {
+      declareDead();
+    } else if (dice < 78) {
+      resume();
+    } else if (dice < 84) {
+      move(rnd.nextInt(rowHost.length));
+    } else if (dice < 86) {
+      stopGStoreSomewhere();
     } else if (dice < 88) {
-      move(rnd.nextInt(ROWS));
-    } else if (dice < 94) {
-      recoverOneDeadWal(rnd.nextBoolean());
+      restartGracefully(randomServer());
+    } else if (dice < 93) {
+      replaySomeLog(rnd.nextInt(4) == 0);
+    } else if (dice < 95) {
+      compact(rnd.nextInt(rowHost.length));
     } else if (dice < 97) {
-      restartSomeSlot();
+      reassign();
     } else {
-      expireClaims();
+      startMissingServer();
     }
   }
 
-  private void start(int slot) {
-    Instance i = new Instance("s" + slot + "@" + (++generation[slot]));
-    i.lastHeartbeat = now;
-    publishedClaims.put(i.name, Map.of()); // registered, claiming nothing, before it can take any write
-    instances.add(i);
-    byLog.put(i.name, i);
-    log("start " + i.name);
+  private Server randomServer() {
+    List<Server> up = servers.stream().filter(s -> s.live && !s.paused).toList();
+    return up.size() <= 2 ? null : up.get(rnd.nextInt(up.size()));
   }
 
-  private List<Instance> live() {
-    List<Instance> live = new ArrayList<>();
-    for (Instance i : instances) {
-      if (i.alive) {
-        live.add(i);
+  private Instance randomInstance() {
+    List<Instance> running = servers.stream().filter(s -> s.live && !s.paused && s.gstore != null)
+        .map(s -> s.gstore).toList();
+    return running.isEmpty() ? null : running.get(rnd.nextInt(running.size()));
+  }
+
+  private static int leaderRow(int group) {
+    return group * (MEMBERS + 1);
+  }
+
+  private static int groupOf(int row) {
+    return row / (MEMBERS + 1);
+  }
+
+  private static GroupRef ref(int group) {
+    return new GroupRef(new GroupId("g" + group, Key.of(TABLE, "r" + leaderRow(group))), new Uid(new NodeId("n"), 1));
+  }
+
+  // ---------------------------------------------------------------------------------------------- servers
+
+  private void startServer(int slot) {
+    Server s = new Server("s" + slot + ",16020," + (++generation[slot]));
+    if (servers.size() <= slot) {
+      servers.add(s);
+    } else {
+      servers.set(slot, s);
+    }
+    claims.live.add(s.name);
+    log("start " + s.name);
+  }
+
+  private void startMissingServer() {
+    for (int slot = 0; slot < SLOTS; slot++) {
+      if (!servers.get(slot).live) {
+        startServer(slot);
+        return;
       }
     }
-    return live;
   }
 
-  private Set<String> liveNames() {
-    Set<String> names = new LinkedHashSet<>();
-    live().forEach(i -> names.add(i.name));
-    return names;
+  /** G-Store starts on a server when a region opens there: a new instance, registered before it takes a write. */
+  private void ensureGStore(Server s) {
+    if (s.gstore == null) {
+      s.gstore = new Instance(s);
+      logs.putIfAbsent(s.gstore.log, new Log());
+      if (defect != Defect.NO_REGISTRATION) {
+        claims.store.register(s.name);
+      }
+      claims.store.publishFlushed(s.name, new ClaimStore.Flushed(s.gstore.log, -1));
+      log("G-Store starts on " + s.name + " as " + s.gstore.log);
+    }
   }
 
-  private void commit(Instance leader) {
-    Commit c = new Commit(nextCommit++, leader.name, leader.nextSeq++, rnd.nextInt(ROWS));
-    leader.wal.add(c);
-    leader.committing.add(c);
-    acknowledged.add(c);
-    log(leader.name + " commits " + c);
-  }
-
-  /** A commit thread hands its commit to the shipper; threads of one WAL batch do so in any order. */
-  private void handOver(Instance leader) {
-    if (leader.committing.isEmpty()) {
+  /** kill -9: memstore and G-Store's memory are gone, the WAL is not; the master reassigns its regions. */
+  private void crash(Server s) {
+    if (s == null) {
       return;
     }
-    Commit c = leader.committing.remove(rnd.nextInt(leader.committing.size()));
-    leader.queue.add(c);
-    leader.handedOver.mark(c.seq);
-    if (plantedBug) {
-      for (long s = 0; s < leader.nextSeq; s++) {
-        leader.handedOver.mark(s); // BUG: the watermark passes records not handed over yet
-      }
-    }
+    die(s);
+    log("CRASH " + s.name);
   }
 
-  private long shippedThrough(Instance leader) {
-    return leader.nextShip - 1; // one shipper thread: shipments are acknowledged in the order they are numbered
-  }
-
-  private void ship(Instance leader) {
-    if (leader.queue.isEmpty()) {
-      return;
-    }
-    Commit c = leader.queue.get(leader.queue.size() > 1 && rnd.nextBoolean() ? 1 : 0); // out of order too
-    Instance host = rowHost[c.row];
-    if (host == null || !host.alive) {
-      return; // region in transition: the shipper retries
-    }
-    host.memstore.add(c.id);
-    leader.queue.remove(c);
-    leader.unpersisted.add(new Shipped(c, leader.nextShip++));
-    log(leader.name + " ships " + c + " to " + host.name + "; T_F " + shippedThrough(leader));
-  }
-
-  private void syncAndClaim(Instance server) {
-    if (server.readFlushed == null) {
-      return;
-    }
-    persisted.addAll(server.memstore);
-    server.memstore.clear();
-    publishedClaims.put(server.name, server.readFlushed);
-    log(server.name + " syncs and claims T_P " + server.readFlushed);
-    server.readFlushed = null;
-  }
-
-  private void heartbeat(Instance leader) {
-    publishedFlushed.put(leader.name, shippedThrough(leader));
-    PersistenceTracker.Heartbeat hb = leader.tracker.heartbeat(liveNames(), publishedClaims, now);
-    leader.lastHeartbeat = now;
-    for (PersistenceTracker.Death d : hb.deaths()) {
-      List<Shipped> again = new ArrayList<>();
-      for (Shipped s : leader.unpersisted) {
-        if (s.shipNo() > d.persistedThrough(leader.name)) {
-          again.add(s);
-        }
-      }
-      shipAgain(leader, again, "death of " + d.server());
-      leader.tracker.forget(d.server());
-    }
-    if (hb.shipEverythingAgain()) {
-      shipAgain(leader, new ArrayList<>(leader.unpersisted), "a stalled heartbeat");
-    }
-    long through = leader.tracker.persistedThrough(leader.name);
-    for (Shipped s : new ArrayList<>(leader.unpersisted)) {
-      if (s.shipNo() <= through) {
-        forgetting(s.commit(), leader.name + " drops its copy");
-        leader.unpersisted.remove(s);
-      }
-    }
-    // the WAL keeps every record the shipper has not seen or still holds
-    long truncateThrough = leader.handedOver.through();
-    for (Commit c : leader.queue) {
-      truncateThrough = Math.min(truncateThrough, c.seq - 1);
-    }
-    for (Shipped s : leader.unpersisted) {
-      truncateThrough = Math.min(truncateThrough, s.commit().seq - 1);
-    }
-    for (Commit c : new ArrayList<>(leader.wal)) {
-      if (c.seq <= truncateThrough) {
-        forgetting(c, leader.name + " truncates its WAL");
-        leader.wal.remove(c);
-      }
-    }
-    log(leader.name + " heartbeat: T_F " + shippedThrough(leader) + ", T_P " + through + ", WAL from "
-        + (truncateThrough + 1) + ", deaths " + hb.deaths().stream().map(PersistenceTracker.Death::server).toList());
-  }
-
-  private void shipAgain(Instance leader, List<Shipped> shipped, String why) {
-    leader.unpersisted.removeAll(shipped);
-    shipped.forEach(s -> leader.queue.add(s.commit()));
-    if (!shipped.isEmpty()) {
-      log(leader.name + " ships " + shipped.stream().map(Shipped::commit).toList() + " again after " + why);
-    }
-  }
-
-  private void forgetting(Commit c, String who) {
-    if (!persisted.contains(c.id)) {
-      violations.add(who + " forgets " + c + " before it is persisted (t=" + now + ")");
-    }
-  }
-
-  private void crash(Instance i) {
-    i.alive = false;
-    i.diedAt = now;
-    i.memstore.clear();
-    i.committing.clear();
-    i.queue.clear();
-    i.unpersisted.clear();
-    i.readFlushed = null;
-    for (int r = 0; r < ROWS; r++) {
-      if (rowHost[r] == i) {
+  private void die(Server s) {
+    s.live = false;
+    s.memstore.clear();
+    s.gstore = null;
+    claims.live.remove(s.name);
+    pending.removeIf(rpc -> rpc.from().server == s);
+    for (int r = 0; r < rowHost.length; r++) {
+      if (rowHost[r] != null && servers.get(rowHost[r]) == s) {
         rowHost[r] = null;
       }
     }
-    log("CRASH " + i.name);
   }
 
-  private void reassign() {
-    List<Instance> live = live();
-    for (int r = 0; r < ROWS; r++) {
-      if (rowHost[r] == null) {
-        rowHost[r] = live.get(rnd.nextInt(live.size()));
-        log("row " + r + " reopens on " + rowHost[r].name);
+  /** SIGSTOP: the server answers nothing and runs nothing until resumed or declared dead. */
+  private void pause(Server s) {
+    if (s != null) {
+      s.paused = true;
+      log("PAUSE " + s.name);
+    }
+  }
+
+  /**
+   * A paused server's ZooKeeper session expires: it is dead to the cluster. Its regions stay where clients last
+   * found them until the master reassigns them ({@link #reassign}), so writes may still be sent to it.
+   */
+  private void declareDead() {
+    for (Server s : servers) {
+      if (s.paused && !s.declaredDead) {
+        s.declaredDead = true;
+        s.declaredAt = now;
+        claims.live.remove(s.name);
+        log(s.name + " declared dead");
+        return;
       }
     }
   }
 
-  /** A graceful region move: the region is flushed as it closes. */
-  private void move(int row) {
-    Instance from = rowHost[row];
-    if (from == null) {
+  /**
+   * SIGCONT: a server that was not declared dead goes on; a zombie first answers the RPCs that waited for it,
+   * acknowledging writes into a memstore it can never persist, then learns of its death and aborts.
+   */
+  private void resume() {
+    for (Server s : servers) {
+      if (s.paused) {
+        s.paused = false;
+        if (s.declaredDead) {
+          for (Rpc rpc : new ArrayList<>(pending)) {
+            if (rpc.waitsFor(s) && answerable(rpc) && now - rpc.sentTick() <= RPC_TIMEOUT) {
+              apply(rpc);
+            }
+          }
+          die(s);
+          log("zombie " + s.name + " answered its RPCs and aborted");
+        } else {
+          log("RESUME " + s.name);
+        }
+        return;
+      }
+    }
+  }
+
+  /** A graceful stop: every region moves away (flushing), G-Store stops cleanly, the process ends. */
+  private void restartGracefully(Server s) {
+    if (s == null) {
       return;
     }
-    List<Instance> live = live();
-    Instance to = live.get(rnd.nextInt(live.size()));
-    persisted.addAll(from.memstore); // a region close flushes the region (here: everything, which is stronger)
-    from.memstore.clear();
-    rowHost[row] = to;
-    log("row " + row + " moves " + from.name + " -> " + to.name);
+    for (int r = 0; r < rowHost.length; r++) {
+      if (rowHost[r] != null && servers.get(rowHost[r]) == s && !move(r)) {
+        return; // a drain could not finish: the stop waits
+      }
+    }
+    if (stopGStore(s)) {
+      s.live = false;
+      claims.live.remove(s.name);
+      log("graceful stop of " + s.name);
+    }
   }
 
-  /** Replays a dead server's WAL with durable writes; {@code interrupted}: the recoverer dies part-way. */
-  private void recoverOneDeadWal(boolean interrupted) {
-    for (Instance i : instances) {
-      if (!i.alive && !i.walRecovered) {
-        for (Commit c : i.wal) {
-          if (rowHost[c.row] == null) {
-            return; // its region is still in transition: the replay retries
+  private void stopGStoreSomewhere() {
+    for (Server s : servers) {
+      if (s.live && !s.paused && s.gstore != null && servers.indexOf(s) == rnd.nextInt(SLOTS)) {
+        for (int r = 0; r < rowHost.length; r++) {
+          if (rowHost[r] != null && servers.get(rowHost[r]) == s && !move(r)) {
+            return;
           }
         }
-        int upTo = interrupted && !i.wal.isEmpty() ? rnd.nextInt(i.wal.size()) : i.wal.size();
-        for (int k = 0; k < upTo; k++) {
-          persisted.add(i.wal.get(k).id);
-        }
-        if (upTo == i.wal.size()) {
-          i.wal.forEach(c -> forgetting(c, "recovery of " + i.name));
-          i.wal.clear();
-          i.walRecovered = true;
-        }
-        log("recovery of " + i.name + (upTo == i.wal.size() ? " done" : " interrupted after " + upTo));
+        stopGStore(s);
         return;
       }
     }
   }
 
-  private void restartSomeSlot() {
-    for (int s = 0; s < SLOTS; s++) {
-      final int slot = s;
-      boolean running = instances.stream().anyMatch(i -> i.alive && i.name.startsWith("s" + slot + "@"));
-      if (!running) {
-        start(s);
-        return;
+  /** G-Store's last region left a live server: it stops cleanly and unregisters (as {@code GStoreServer.close}). */
+  private boolean stopGStore(Server s) {
+    if (s.gstore == null) {
+      return true;
+    }
+    for (int r = 0; r < rowHost.length; r++) {
+      if (rowHost[r] != null && servers.get(rowHost[r]) == s) {
+        return false;
+      }
+    }
+    persist(s); // its regions flushed as they closed
+    claims.store.unregister(s.name);
+    claims.store.publishFlushed(s.name, new ClaimStore.Flushed(LogId.of(s.name, ++instances), -1));
+    log("G-Store stops on " + s.name + " (" + s.gstore.ledger.pendingCount() + " commits held; its log waits for"
+        + " replay)");
+    s.gstore = null;
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------- regions
+
+  /**
+   * Regions of dead servers open on live ones (after HBase split their WAL: only what they synced is there); a
+   * zombie keeps answering for them until it aborts.
+   */
+  private void reassign() {
+    for (int r = 0; r < rowHost.length; r++) {
+      if (rowHost[r] != null && servers.get(rowHost[r]).declaredDead) {
+        rowHost[r] = null;
+      }
+    }
+    List<Integer> up = new ArrayList<>();
+    for (int i = 0; i < servers.size(); i++) {
+      if (servers.get(i).live && !servers.get(i).paused) {
+        up.add(i);
+      }
+    }
+    for (int r = 0; r < rowHost.length; r++) {
+      if (rowHost[r] == null && !up.isEmpty()) {
+        rowHost[r] = up.get(rnd.nextInt(up.size()));
+        ensureGStore(servers.get(rowHost[r]));
+        log("row " + r + " opens on " + servers.get(rowHost[r]).name);
       }
     }
   }
 
-  /** Claims of servers dead and recovered for longer than the retention are deleted. */
-  private void expireClaims() {
-    for (Instance i : instances) {
-      if (!i.alive && i.walRecovered && now - i.diedAt > RETAIN && publishedClaims.remove(i.name) != null) {
-        log("claim of " + i.name + " expires");
+  /**
+   * A graceful move: a leader row's group is drained first (its commits shipped, the unpersisted ones written again
+   * persisted, a persisted mark logged); the region flushes as it closes. False if it could not happen now.
+   */
+  private boolean move(int row) {
+    Integer from = rowHost[row];
+    if (from == null || servers.get(from).paused) {
+      return false;
+    }
+    Server old = servers.get(from);
+    if (row == leaderRow(groupOf(row)) && old.gstore != null && !drain(old.gstore, groupOf(row))) {
+      return false;
+    }
+    List<Integer> up = new ArrayList<>();
+    for (int i = 0; i < servers.size(); i++) {
+      if (servers.get(i).live && !servers.get(i).paused) {
+        up.add(i);
+      }
+    }
+    int to = up.get(rnd.nextInt(up.size()));
+    persistRow(old, row);
+    rowHost[row] = to;
+    ensureGStore(servers.get(to));
+    log("row " + row + " moves " + old.name + " -> " + servers.get(to).name);
+    return true;
+  }
+
+  private boolean drain(Instance leader, int group) {
+    GroupRef g = ref(group);
+    while (!leader.committing.isEmpty()) {
+      handOverOne(leader, 0);
+    }
+    List<Shipment> mine = leader.outbox.stream().filter(s -> s.group().equals(g)).toList();
+    if (!mine.isEmpty() && !send(leader, new ArrayList<>(mine), true)) {
+      return false;
+    }
+    if (pending.stream().anyMatch(rpc -> rpc.from() == leader && rpc.batch().stream()
+        .anyMatch(s -> s.group().equals(g)))) {
+      return false;
+    }
+    List<Shipment> unpersisted = leader.ledger.unpersistedOf(g);
+    for (Shipment s : unpersisted) {
+      for (Map.Entry<Integer, Integer> w : byTs.get(s.commitTs()).writes().entrySet()) {
+        if (rowHost[w.getKey()] == null) {
+          return false;
+        }
+      }
+    }
+    unpersisted.forEach(s -> writePersisted(byTs.get(s.commitTs())));
+    leader.ledger.persistedOnDrain(unpersisted);
+    if (leader.ledger.pendingCount(g) > 0) {
+      return false;
+    }
+    WalRecordProto mark = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(g)).setCommitTs(0)
+        .setTxnId("").setPersistedMark(true).build();
+    leader.ledger.logged(append(leader, group, mark));
+    log(leader.log + " drained group " + group + " and logged a persisted mark");
+    return true;
+  }
+
+  /** A major compaction of a row's persisted versions drops its delete markers and what they hide. */
+  private void compact(int row) {
+    TreeMap<Long, Version> versions = persistedRows.get(row);
+    if (versions == null) {
+      return;
+    }
+    Long newestDelete = null;
+    for (Version v : versions.values()) {
+      if (v.value() == null && v.ts() < (now - PURGE_DELETES_AFTER) * 100) {
+        newestDelete = v.ts();
+      }
+    }
+    if (newestDelete != null) {
+      versions.headMap(newestDelete, true).clear();
+      compactedThrough.merge(row, newestDelete, Math::max);
+      log("compaction of row " + row + " drops versions through " + newestDelete);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------- commits
+
+  private void commit(int group) {
+    Integer host = rowHost[leaderRow(group)];
+    if (host == null || !servers.get(host).live || servers.get(host).paused) {
+      return;
+    }
+    Instance leader = servers.get(host).gstore;
+    if (leader == null || !servable(group, leader.log)) {
+      return; // its region waits for the logs holding the group to be replayed
+    }
+    Map<Integer, Integer> writes = new TreeMap<>();
+    int id = nextCommit++;
+    for (int k = 0; k < 1 + rnd.nextInt(2); k++) {
+      int row = leaderRow(group) + 1 + rnd.nextInt(MEMBERS);
+      writes.put(row, rnd.nextInt(6) == 0 ? null : id);
+    }
+    Commit c = new Commit(id, group, now * 100 + (id % 100), writes, leader.log);
+    WalRecordProto record = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(ref(group)))
+        .setCommitTs(c.ts()).setTxnId("c" + id).build();
+    WalPosition at = append(leader, group, record);
+    byTs.put(c.ts(), c);
+    acknowledged.add(c);
+    leader.committing.add(c);
+    positions.put(c.ts(), at);
+    log(leader.log + " commits c" + id + " " + writes + " at " + at);
+  }
+
+  private final Map<Long, WalPosition> positions = new HashMap<>();
+
+  private WalPosition append(Instance leader, int group, WalRecordProto record) {
+    int stream = group % 2;
+    WalPosition at = new WalPosition(stream, leader.nextSeq[stream]++);
+    Log log = logs.get(leader.log);
+    log.records.add(record);
+    log.positions.add(((long) stream << 32) + at.seq());
+    return at;
+  }
+
+  /** Whether every log that holds commits of {@code group}, other than the leader's own, has been replayed. */
+  private boolean servable(int group, String own) {
+    GroupRef g = ref(group);
+    for (Map.Entry<String, Log> e : logs.entrySet()) {
+      if (!e.getKey().equals(own) && !e.getValue().replayed && !running(e.getKey())
+          && e.getValue().records.stream().anyMatch(r -> DatagramCodec.fromProto(r.getGroup()).equals(g))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean running(String log) {
+    return servers.stream().anyMatch(s -> s.live && !s.declaredDead && s.gstore != null && s.gstore.log.equals(log));
+  }
+
+  /** Commit threads of one WAL batch hand their commits to the shipper in any order. */
+  private void handOver(Instance leader) {
+    if (leader != null && !leader.committing.isEmpty()) {
+      handOverOne(leader, rnd.nextInt(leader.committing.size()));
+    }
+  }
+
+  private void handOverOne(Instance leader, int index) {
+    Commit c = leader.committing.remove(index);
+    Shipment s = new Shipment(ref(c.group()), c.ts(), List.of(), positions.get(c.ts()));
+    leader.ledger.handOver(s);
+    leader.outbox.add(s);
+  }
+
+  private void ship(Instance leader) {
+    if (leader != null && !leader.outbox.isEmpty()) {
+      send(leader, new ArrayList<>(leader.outbox.subList(0, 1 + rnd.nextInt(leader.outbox.size()))), false);
+    }
+  }
+
+  /**
+   * Sends a batch to the servers hosting its rows: answered at once when they all run, or left waiting for a
+   * paused one. False if a region is in transition (the shipper tries again later).
+   */
+  private boolean send(Instance leader, List<Shipment> batch, boolean mustAnswerNow) {
+    Map<Integer, Server> hosts = new HashMap<>();
+    for (Shipment s : batch) {
+      for (int row : byTs.get(s.commitTs()).writes().keySet()) {
+        if (rowHost[row] == null) {
+          return false;
+        }
+        hosts.put(row, servers.get(rowHost[row]));
+      }
+    }
+    Rpc rpc = new Rpc(leader, batch, leader.ledger.epoch(), hosts, now);
+    boolean waits = hosts.values().stream().anyMatch(t -> t.paused);
+    if (waits && mustAnswerNow) {
+      return false;
+    }
+    leader.outbox.removeAll(batch);
+    if (waits) {
+      pending.add(rpc);
+      log(leader.log + " sends " + commits(batch) + " to a paused server");
+    } else {
+      apply(rpc);
+    }
+    return true;
+  }
+
+  /** Whether every server the RPC went to runs (a zombie resuming counts) and the sender can take the answer. */
+  private boolean answerable(Rpc rpc) {
+    return rpc.from().server.live && !rpc.from().server.paused
+        && rpc.hosts().values().stream().allMatch(t -> t.live && (!t.paused || t.declaredDead));
+  }
+
+  /**
+   * Waiting RPCs: one to a server that died fails, one whose servers all run is answered, any may time out; a
+   * failed one is sent again by the shipper.
+   */
+  private void deliver() {
+    for (Rpc rpc : new ArrayList<>(pending)) {
+      boolean failed = rpc.hosts().values().stream().anyMatch(t -> !t.live);
+      if (failed || now - rpc.sentTick() > RPC_TIMEOUT || rnd.nextInt(4) == 0) {
+        pending.remove(rpc);
+        rpc.from().outbox.addAll(0, rpc.batch());
+        log("RPC of " + commits(rpc.batch()) + (failed ? " failed" : " timed out"));
+      } else if (rpc.hosts().values().stream().noneMatch(t -> t.paused) && answerable(rpc)) {
+        apply(rpc);
       }
     }
   }
 
-  private void check() {
-    for (Commit c : acknowledged) {
-      if (persisted.contains(c.id)) {
+  /** The batch's writes go to the memstores of the servers it was sent to, and the leader takes the answer. */
+  private void apply(Rpc rpc) {
+    pending.remove(rpc);
+    for (Shipment s : rpc.batch()) {
+      Commit c = byTs.get(s.commitTs());
+      c.writes().forEach((row, value) -> rpc.hosts().get(row).memstore
+          .computeIfAbsent(row, r -> new ArrayList<>()).add(new Version(c.ts(), value)));
+    }
+    rpc.from().ledger.shipped(rpc.batch(), rpc.sentAt());
+    log(rpc.from().log + " shipped " + commits(rpc.batch()) + "; T_F " + rpc.from().ledger.shippedThrough());
+  }
+
+  private static String commits(List<Shipment> batch) {
+    return batch.stream().map(s -> "ts" + s.commitTs()).collect(Collectors.joining(",", "[", "]"));
+  }
+
+  // ---------------------------------------------------------------------------------------------- persistence
+
+  /** The heartbeat's WAL sync: what the server applied is persisted (a zombie's WAL is fenced: it fails). */
+  private void sync(Server s) throws IOException {
+    if (s.declaredDead) {
+      throw new IOException("WAL fenced");
+    }
+    if (defect != Defect.CLAIM_WITHOUT_SYNC) {
+      persist(s);
+    }
+  }
+
+  private void persist(Server s) {
+    s.memstore.forEach((row, versions) -> versions.forEach(v -> persistVersion(row, v)));
+    s.memstore.clear();
+  }
+
+  private void persistRow(Server s, int row) {
+    List<Version> versions = s.memstore.remove(row);
+    if (versions != null) {
+      versions.forEach(v -> persistVersion(row, v));
+    }
+  }
+
+  private void persistVersion(int row, Version v) {
+    persistedRows.computeIfAbsent(row, r -> new TreeMap<>()).put(v.ts(), v);
+  }
+
+  private void writePersisted(Commit c) {
+    c.writes().forEach((row, value) -> persistVersion(row, new Version(c.ts(), value)));
+  }
+
+  /** Truncation deletes whole files, so records the shipper no longer needs go only now and then. */
+  private int truncate(Instance i, java.util.function.IntToLongFunction neededAbove) {
+    if (rnd.nextInt(4) != 0) {
+      return 0;
+    }
+    Log log = logs.get(i.log);
+    for (int k = log.records.size() - 1; k >= 0; k--) {
+      long p = log.positions.get(k);
+      int stream = (int) (p >>> 32);
+      long seq = p & 0xffffffffL;
+      if (seq <= neededAbove.applyAsLong(stream)) {
+        WalRecordProto r = log.records.get(k);
+        if (!r.getPersistedMark() && !durable(byTs.get(r.getCommitTs()))) {
+          violations.add(i.log + " truncates c" + byTs.get(r.getCommitTs()).id() + " before it is persisted");
+        }
+        log.records.remove(k);
+        log.positions.remove(k);
+      }
+    }
+    return 0;
+  }
+
+  /**
+   * A live server replays one log that no running instance may still write (fenced first); its recoverer may die
+   * part-way, leaving the log for the next pass.
+   */
+  private void replaySomeLog(boolean recovererDies) {
+    List<Server> up = servers.stream().filter(s -> s.live && !s.paused).toList();
+    if (up.isEmpty()) {
+      return;
+    }
+    Server self = up.get(rnd.nextInt(up.size()));
+    Map<String, ClaimStore.Flushed> current = claims.store.flushed();
+    for (Map.Entry<String, Log> e : logs.entrySet()) {
+      Log log = e.getValue();
+      if (log.replayed || running(e.getKey()) || (self.gstore != null && e.getKey().equals(self.gstore.log))
+          || LogId.mayStillBeWritten(e.getKey(), self.name, claims.live, current)) {
         continue;
       }
-      Instance leader = byLog.get(c.log);
-      boolean held = leader.alive
-          ? leader.committing.contains(c) || leader.queue.contains(c)
-              || leader.unpersisted.stream().anyMatch(s -> s.commit().equals(c))
-          : leader.wal.contains(c);
-      if (!held) {
-        violations.add("acknowledged commit " + c + " is neither persisted nor held for replay (t=" + now + ")");
+      log.fenced = true;
+      ReplayFilter filter = new ReplayFilter();
+      for (int k = 0; k < log.records.size(); k++) {
+        filter.observe(k, log.records.get(k));
+      }
+      for (int k = 0; k < log.records.size(); k++) {
+        WalRecordProto r = log.records.get(k);
+        boolean replays = defect == Defect.REPLAY_IGNORES_MARKS ? !r.getPersistedMark() : filter.replays(k, r);
+        if (!replays) {
+          continue;
+        }
+        Commit c = byTs.get(r.getCommitTs());
+        if (c.writes().keySet().stream().anyMatch(row -> rowHost[row] == null)) {
+          log("replay of " + e.getKey() + " waits for a region");
+          return;
+        }
+        if (recovererDies && rnd.nextInt(3) == 0) {
+          log("the recoverer of " + e.getKey() + " dies part-way");
+          return;
+        }
+        writePersisted(c);
+      }
+      log.replayed = true;
+      log("replay of " + e.getKey() + " by " + self.name);
+      return;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------- checks
+
+  /** Whether each write of {@code c} is persisted, or was compacted away under a newer delete. */
+  private boolean durable(Commit c) {
+    for (int row : c.writes().keySet()) {
+      TreeMap<Long, Version> versions = persistedRows.get(row);
+      if ((versions == null || !versions.containsKey(c.ts())) && c.ts() > compactedThrough.getOrDefault(row, 0L)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Every acknowledged commit is persisted, or held by its running leader, or in a log not yet replayed. */
+  private void check() {
+    for (Commit c : acknowledged) {
+      if (durable(c)) {
+        continue;
+      }
+      Log log = logs.get(c.log());
+      boolean inLog = log.records.stream().anyMatch(r -> !r.getPersistedMark() && r.getCommitTs() == c.ts());
+      Instance leader = servers.stream().filter(s -> s.gstore != null && s.gstore.log.equals(c.log()))
+          .map(s -> s.gstore).findFirst().orElse(null);
+      Shipment s = new Shipment(ref(c.group()), c.ts(), List.of(), positions.get(c.ts()));
+      boolean leaderRuns = leader != null && !leader.server.declaredDead;
+      boolean held = leaderRuns && (leader.committing.contains(c) || leader.ledger.holds(s));
+      boolean awaitsReplay = !leaderRuns && !log.replayed && inLog;
+      if (!held && !awaitsReplay) {
+        violations.add("acknowledged commit c" + c.id() + " " + c.writes() + " (ts " + c.ts() + ", log " + c.log()
+            + ") is neither persisted, nor held, nor awaiting replay (t=" + now + ")");
         return;
       }
     }
   }
 
-  /** Restarts servers, reopens regions, replays every dead WAL, and lets heartbeats, ships and syncs settle. */
+  /** Every process back, every log replayed, everything shipped and claimed; then rows must read as committed. */
   private void heal() {
-    restartSomeSlot();
-    restartSomeSlot();
-    reassign();
-    for (int round = 0; round < 200 && violations.isEmpty(); round++) {
-      now += 5;
-      recoverOneDeadWal(false);
-      for (Instance i : live()) {
-        heartbeat(i);
-        while (!i.committing.isEmpty()) {
-          handOver(i);
-        }
-        while (!i.queue.isEmpty()) {
-          ship(i);
+    servers.forEach(s -> {
+      if (s.paused) {
+        s.paused = false;
+        if (s.declaredDead) {
+          die(s);
         }
       }
-      for (Instance i : live()) {
-        i.readFlushed = new HashMap<>(publishedFlushed);
-        syncAndClaim(i);
+    });
+    for (int slot = 0; slot < SLOTS; slot++) {
+      if (!servers.get(slot).live) {
+        startServer(slot);
+      }
+    }
+    reassign();
+    for (int round = 0; round < 60 && violations.isEmpty(); round++) {
+      now += ZOMBIE_WINDOW / 4;
+      replaySomeLog(false);
+      deliver();
+      for (Server s : servers) {
+        if (s.gstore != null) {
+          while (!s.gstore.committing.isEmpty()) {
+            handOverOne(s.gstore, 0);
+          }
+          if (!s.gstore.outbox.isEmpty()) {
+            send(s.gstore, new ArrayList<>(s.gstore.outbox), false);
+          }
+          s.gstore.heartbeat.run();
+        }
       }
       check();
+    }
+    servers.forEach(this::persist); // every region flushed
+    Map<Integer, Integer> expected = new HashMap<>();
+    Map<Integer, Long> newest = new HashMap<>();
+    for (Commit c : acknowledged) {
+      c.writes().forEach((row, value) -> {
+        if (c.ts() > newest.getOrDefault(row, Long.MIN_VALUE)) {
+          newest.put(row, c.ts());
+          expected.put(row, value);
+        }
+      });
+    }
+    for (int row = 0; row < rowHost.length; row++) {
+      TreeMap<Long, Version> versions = persistedRows.getOrDefault(row, new TreeMap<>());
+      Integer reads = versions.isEmpty() ? null : versions.lastEntry().getValue().value();
+      if (!java.util.Objects.equals(reads, expected.get(row))) {
+        violations.add("row " + row + " reads " + reads + " after the cluster healed; its last acknowledged commit"
+            + " (ts " + newest.get(row) + ") left " + expected.get(row));
+      }
     }
   }
 
   private void log(String event) {
     trace.add("t=" + now + " " + event);
-    if (trace.size() > 60) {
+    if (trace.size() > 80) {
       trace.remove(0);
+    }
+  }
+
+  /** The shared claim store, whose every call fails now and then (ZooKeeper unavailable). */
+  private static final class FlakyClaims implements ClaimStore {
+    final InMemoryClaims store = new InMemoryClaims();
+    final Set<String> live = store.live;
+    private final Random rnd;
+
+    FlakyClaims(Random rnd) {
+      this.rnd = rnd;
+    }
+
+    private void maybeFail() throws IOException {
+      if (rnd.nextInt(25) == 0) {
+        throw new IOException("ZooKeeper unavailable");
+      }
+    }
+
+    @Override
+    public Set<String> liveServers() throws IOException {
+      maybeFail();
+      return store.liveServers();
+    }
+
+    @Override
+    public void register(String server) throws IOException {
+      maybeFail();
+      store.register(server);
+    }
+
+    @Override
+    public void unregister(String server) throws IOException {
+      maybeFail();
+      store.unregister(server);
+    }
+
+    @Override
+    public void publishFlushed(String server, Flushed flushed) throws IOException {
+      maybeFail();
+      store.publishFlushed(server, flushed);
+    }
+
+    @Override
+    public Map<String, Flushed> flushed() throws IOException {
+      maybeFail();
+      return store.flushed();
+    }
+
+    @Override
+    public void publishClaim(String server, Map<String, Long> claim) throws IOException {
+      maybeFail();
+      store.publishClaim(server, claim);
+    }
+
+    @Override
+    public Map<String, Map<String, Long>> claims() throws IOException {
+      maybeFail();
+      return store.claims();
     }
   }
 }

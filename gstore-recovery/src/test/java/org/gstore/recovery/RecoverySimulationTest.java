@@ -5,58 +5,58 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.concurrent.TimeUnit;
 import org.gstore.common.sim.SeededRuns;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
 
 /**
- * Seeded schedules of the recovery bookkeeping ({@link RecoverySimulation}). {@code -Dgstore.recovery.sim.runs=N}
- * sets how many; {@code -Dgstore.recovery.sim.seed=S} replays one (or starts the N runs at S). A failure prints the
- * seed and the last events.
+ * Seeded schedules of recovery on the production classes ({@link RecoverySimulation}).
+ * {@code -Dgstore.recovery.sim.runs=N} sets how many; {@code -Dgstore.recovery.sim.seed=S} replays one (or starts
+ * the N runs at S). A failure prints the seed and the last events.
  */
 class RecoverySimulationTest {
   private static final int DEFAULT_RUNS = 2_000;
+  /** Schedules within which each planted defect must be caught. */
+  private static final int DEFECT_RUNS = 3_000;
 
   @Test
   @Timeout(value = 30, unit = TimeUnit.MINUTES)
-  void noAcknowledgedCommitIsLostAndNothingIsForgottenBeforeItIsPersisted() {
+  void noAcknowledgedCommitIsLostOrResurrected() {
     SeededRuns schedules = SeededRuns.fromSystemProperties("gstore.recovery.sim", DEFAULT_RUNS);
     long base = schedules.firstSeed();
-    int runs = schedules.runs();
     int violations = 0;
-    int lost = 0;
     long commits = 0;
     RecoverySimulation.Result firstFailure = null;
-    for (int i = 0; i < runs; i++) {
-      RecoverySimulation.Result r = new RecoverySimulation(base + i, false).run();
+    for (int i = 0; i < schedules.runs(); i++) {
+      RecoverySimulation.Result r = new RecoverySimulation(base + i, RecoverySimulation.Defect.NONE).run();
       violations += r.violations().size();
-      lost += r.lost();
       commits += r.acknowledged();
       if (!r.ok() && firstFailure == null) {
         firstFailure = r;
       }
     }
-    System.out.printf("recovery-simulation runs=%d violations=%d lost-commits=%d seed=%d (acknowledged commits:"
-        + " %d)%n", runs, violations, lost, base, commits);
+    System.out.printf("recovery-simulation runs=%d violations=%d seed=%d (acknowledged commits: %d)%n",
+        schedules.runs(), violations, base, commits);
     if (firstFailure != null) {
       fail(report(firstFailure));
     }
   }
 
-  @Test
-  @Timeout(value = 5, unit = TimeUnit.MINUTES)
-  void aWatermarkThatPassesARecordNotHandedOverIsCaught() {
+  @ParameterizedTest
+  @EnumSource(value = RecoverySimulation.Defect.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+  @Timeout(value = 10, unit = TimeUnit.MINUTES)
+  void everyPlantedDefectIsCaught(RecoverySimulation.Defect defect) {
     RecoverySimulation.Result caught = null;
-    for (int i = 0; i < 500 && caught == null; i++) {
-      RecoverySimulation.Result r = new RecoverySimulation(9_000_000L + i, true).run();
+    for (int i = 0; i < DEFECT_RUNS && caught == null; i++) {
+      RecoverySimulation.Result r = new RecoverySimulation(7_000_000L + i, defect).run();
       if (!r.ok()) {
-        System.out.printf("planted recovery bug caught after %d run(s), seed=%d%n", i + 1, r.seed());
         caught = r;
+        System.out.printf("planted defect %s caught after %d schedule(s), seed=%d: %s%n", defect, i + 1, r.seed(),
+            r.violations().get(0));
       }
     }
-    assertThat(caught).as("a WAL watermark that passes a record not yet handed to the shipper must be caught")
-        .isNotNull();
-    assertThat(caught.violations()).anyMatch(v -> v.contains("before it is persisted")
-        || v.contains("neither persisted nor held"));
+    assertThat(caught).as("the simulation must catch the planted defect " + defect).isNotNull();
   }
 
   private static String report(RecoverySimulation.Result r) {

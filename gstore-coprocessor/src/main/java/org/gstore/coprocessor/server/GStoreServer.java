@@ -169,7 +169,7 @@ public final class GStoreServer implements Closeable {
     OnlineRegions onlineRegions = env.getOnlineRegions();
     this.heartbeat = new PersistenceHeartbeat(serverName.getServerName(), log, recoveryZnodes,
         () -> syncHBaseWals(onlineRegions), shipper.ledger(), wal::truncate, System::currentTimeMillis,
-        config.recoveryRetainMillis());
+        config.recoveryRetainMillis(), config.recoveryZombieWindowMillis());
     this.heartbeatThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-persistence-"));
     GroupCaches caches = new GroupCaches(
         new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis()),

@@ -160,8 +160,9 @@ public final class UpdateShipper implements Closeable {
     long backoff = 50;
     while (!thread.isClosed()) {
       try {
+        long sentAt = ledger.epoch();
         sink.apply(batch);
-        ledger.shipped(batch);
+        ledger.shipped(batch, sentAt);
         return true;
       } catch (IOException e) {
         if (CommitApplier.refusedForGood(e)) {

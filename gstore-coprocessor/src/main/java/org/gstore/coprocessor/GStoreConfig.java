@@ -151,7 +151,8 @@ public record GStoreConfig(
         longIn(conf, RECOVERY_RETAIN_MS, 600_000, 1_000, 7L * 24 * 3_600_000),
         longIn(conf, RECOVERY_HEARTBEAT_MS, 5_000, 10, 600_000),
         longIn(conf, RECOVERY_ZOMBIE_WINDOW_MS,
-            2L * conf.getLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HConstants.DEFAULT_HBASE_RPC_TIMEOUT), 0, 3_600_000));
+            2L * conf.getLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HConstants.DEFAULT_HBASE_RPC_TIMEOUT), 1_000,
+            3_600_000));
   }
 
   /**

@@ -121,6 +121,7 @@ public final class PersistenceHeartbeat implements Runnable {
       }
     }
     if (hb.shipEverythingAgain()) {
+      shipper.distrust(); // a server that came and went unseen may have a zombie answering batches in flight
       int again = shipper.shipAgainAbove(-1);
       LOG.warn("G-Store persistence heartbeats stalled for longer than {} ms: shipping {} unpersisted commits"
           + " again, in case a server came and went meanwhile", retainMillis, again);

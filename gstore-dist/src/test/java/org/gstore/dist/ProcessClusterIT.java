@@ -22,6 +22,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.awaitility.Awaitility;
 import org.gstore.chaos.BankChaos;
 import org.gstore.chaos.Fault;
 import org.gstore.cli.GStore;
@@ -102,14 +103,10 @@ class ProcessClusterIT {
     int infoPort = cluster.layout().ports(role).get("info");
     URI uri = URI.create("http://127.0.0.1:" + infoPort + "/jmx?qry=Hadoop:service=HBase,name=RegionServer,"
         + "sub=Coprocessor.Region.CP_org.gstore.coprocessor.GStoreRegionCoprocessor");
-    String jmx = "";
-    for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); System.nanoTime() < end; Thread.sleep(1_000)) {
-      jmx = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
-      if (jmx.contains("\"GroupsLed\"")) {
-        break;
-      }
-    }
+    HttpClient http = HttpClient.newHttpClient();
+    String jmx = Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1))
+        .until(() -> http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()).body(),
+            body -> body.contains("\"GroupsLed\""));
     for (String name : documented) {
       assertThat(jmx).as(role + " JMX attribute " + name)
           .containsPattern("\"" + Pattern.quote(name) + "(_[a-z0-9_.]+)?\"");

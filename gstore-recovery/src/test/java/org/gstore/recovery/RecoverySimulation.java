@@ -355,12 +355,7 @@ final class RecoverySimulation {
     if (s == null) {
       return;
     }
-    for (int r = 0; r < rowHost.length; r++) {
-      if (rowHost[r] != null && servers.get(rowHost[r]) == s && !move(r)) {
-        return; // a drain could not finish: the stop waits
-      }
-    }
-    if (stopGStore(s)) {
+    if (moveEveryRowOff(s) && stopGStore(s)) {
       s.live = false;
       claims.live.remove(s.name);
       log("graceful stop of " + s.name);
@@ -370,15 +365,22 @@ final class RecoverySimulation {
   private void stopGStoreSomewhere() {
     for (Server s : servers) {
       if (s.live && !s.paused && s.gstore != null && servers.indexOf(s) == rnd.nextInt(SLOTS)) {
-        for (int r = 0; r < rowHost.length; r++) {
-          if (rowHost[r] != null && servers.get(rowHost[r]) == s && !move(r)) {
-            return;
-          }
+        if (moveEveryRowOff(s)) {
+          stopGStore(s);
         }
-        stopGStore(s);
         return;
       }
     }
+  }
+
+  /** Moves every row {@code s} hosts elsewhere; false if a drain could not finish (the stop waits). */
+  private boolean moveEveryRowOff(Server s) {
+    for (int r = 0; r < rowHost.length; r++) {
+      if (rowHost[r] != null && servers.get(rowHost[r]) == s && !move(r)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** G-Store's last region left a live server: it stops cleanly and unregisters (as {@code GStoreServer.close}). */

@@ -132,14 +132,29 @@ public final class StepWriter implements Closeable {
       }
     }
     int reserving = (int) steps.stream().filter(Step::reservesUids).count();
+    Runnable reservationsDurable = new Runnable() {
+      private boolean done;
+
+      @Override
+      public void run() {
+        if (!done) {
+          done = true;
+          reservationsUnwritten.addAndGet(-reserving);
+        }
+      }
+    };
     try {
-      write(batch, steps);
+      write(batch, steps, reservationsDurable);
     } finally {
-      reservationsUnwritten.addAndGet(-reserving); // durable now, or failed: nothing to wait for any more
+      reservationsDurable.run(); // failed: nothing to wait for any more
     }
   }
 
-  private void write(List<Object> batch, List<Step> steps) {
+  /**
+   * @param reservationsDurable run once the batch's uid reservations are durable, before any of its effects leaves
+   *     (a barrier's caller may submit a step whose early datagrams must not wait for them any more)
+   */
+  private void write(List<Object> batch, List<Step> steps, Runnable reservationsDurable) {
     if (batch.contains(WRITE_CARRIED)) {
       lingering = false; // before anything can throw: a failed batch must not stop the next wake-up
     }
@@ -149,6 +164,7 @@ public final class StepWriter implements Closeable {
     if (!writeUntilDurable(plan.now())) {
       return;
     }
+    reservationsDurable.run();
     carried = plan.later();
     applyFences(plan.now());
     for (Object o : batch) {

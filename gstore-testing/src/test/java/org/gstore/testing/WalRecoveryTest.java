@@ -221,7 +221,7 @@ class WalRecoveryTest {
 
   private static SharedWal openWal(FileSystem fs, Path root, String server) throws IOException {
     return new SharedWal(fs, new Path(root, server), 1, 1 << 16, false, new WalMetrics(MetricRegistries.global()
-        .create(new MetricRegistryInfo("test-wal-" + server, "test", "test", "test", false))));
+        .create(new MetricRegistryInfo("test-wal-" + server, "test", "test", "test", false))), fenced -> { });
   }
 
   private static WalRecovery recovery(GStoreMiniCluster cluster, FileSystem fs, ZooKeeper zk) throws IOException {

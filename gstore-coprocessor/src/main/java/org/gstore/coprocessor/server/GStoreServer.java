@@ -56,6 +56,7 @@ import org.gstore.coprocessor.txn.TransactionManager;
 import org.gstore.recovery.hbase.CommitApplier;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
+import org.gstore.coprocessor.wal.WalFencedException;
 import org.gstore.recovery.hbase.WalFiles;
 import org.gstore.coprocessor.wal.WalMetrics;
 import org.slf4j.Logger;
@@ -112,6 +113,8 @@ public final class GStoreServer implements Closeable {
   private volatile boolean aborting;
   /** Whether the region server is stopping as a whole (every region closes, none reopens here). */
   private final java.util.function.BooleanSupplier serverStopping;
+  /** Stops the region server on what G-Store cannot survive (null outside a region server: tools, tests). */
+  private final org.apache.hadoop.hbase.Abortable abortServer;
 
   /** The server of this region server, started by its first G-Store region. */
   public static synchronized GStoreServer acquire(RegionCoprocessorEnvironment env) throws IOException {
@@ -134,9 +137,10 @@ public final class GStoreServer implements Closeable {
 
   private GStoreServer(RegionCoprocessorEnvironment env) throws IOException {
     this.serverName = env.getServerName();
-    this.serverStopping = env instanceof org.apache.hadoop.hbase.coprocessor.HasRegionServerServices services
-        ? () -> services.getRegionServerServices().isStopping() || services.getRegionServerServices().isAborted()
-        : () -> false;
+    org.apache.hadoop.hbase.Server regionServer = regionServer(env);
+    this.serverStopping = regionServer == null ? () -> false
+        : () -> regionServer.isStopping() || regionServer.isStopped() || regionServer.isAborted();
+    this.abortServer = regionServer;
     this.self = HBaseKeyLocator.nodeId(serverName);
     this.config = GStoreConfig.from(env.getConfiguration());
     this.ownerToken = new OwnerToken(config.clusterSecret());
@@ -146,8 +150,6 @@ public final class GStoreServer implements Closeable {
     this.peers = new PeerRegistry(env.getConfiguration());
     this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes(),
         config.datagramFreshnessMillis(), System::currentTimeMillis), metrics);
-    this.writer = new StepWriter(serverName.getAddress().toString(), tables, hosted, metrics, this::send, this::answer,
-        this::fail);
     this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
     this.protocolThread = Executors.newSingleThreadScheduledExecutor(daemon("gstore-protocol-"));
     WalMetrics walMetrics = new WalMetrics(env.getMetricRegistryForRegionServer());
@@ -155,7 +157,9 @@ public final class GStoreServer implements Closeable {
     FileSystem walFs = walRoot.getFileSystem(env.getConfiguration());
     this.log = newLog(walFs, walRoot, serverName.getServerName());
     this.wal = new SharedWal(walFs, new Path(walRoot, log), config.walStreams(), config.walRollBytes(),
-        config.walHsync(), walMetrics);
+        config.walHsync(), walMetrics, this::fenced);
+    this.writer = new StepWriter(serverName.getAddress().toString(), tables, wal::checkNotFenced, this::fenced,
+        hosted, metrics, this::send, this::answer, this::fail);
     this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
         config.shipperDelayMillis());
     this.recoveryZnodes = new RecoveryZnodes(peers::session,
@@ -217,6 +221,18 @@ public final class GStoreServer implements Closeable {
       throw e;
     }
     protocolThread.execute(this::startEngine);
+  }
+
+  /**
+   * The region server G-Store runs in, or null outside one (tools, tests). HBase hands its services only to core
+   * coprocessors ({@code HasRegionServerServices}); a table coprocessor reaches the server through the online-regions
+   * view its environment exposes, which is the region server itself.
+   */
+  private static org.apache.hadoop.hbase.Server regionServer(RegionCoprocessorEnvironment env) {
+    if (env instanceof org.apache.hadoop.hbase.coprocessor.HasRegionServerServices services) {
+      return services.getRegionServerServices();
+    }
+    return env.getOnlineRegions() instanceof org.apache.hadoop.hbase.Server server ? server : null;
   }
 
   /**
@@ -338,8 +354,10 @@ public final class GStoreServer implements Closeable {
    * A G-Store region opened here. In three steps, each only while the region stays open: its rows' protocol state
    * is read and its grouped rows fenced (from then on writes are checked against the fence, and a replay can write
    * through it); the WAL of every region server HBase has declared dead is replayed (its groups may be led from
-   * this region, and must not serve from a state that misses acknowledged commits); then the engine serves the
-   * region's rows. Writes wait for the first step, G-Store calls for the last.
+   * this region, and must not serve from a state that misses acknowledged commits); then the state is read again
+   * (a zombie of the region's last host may have written some before its log was fenced, never after: see
+   * {@link StepWriter}) and the engine serves the region's rows. Writes wait for the first step, G-Store calls for
+   * the last.
    */
   public void regionOpened(Region region) {
     String name = region.getRegionInfo().getEncodedName();
@@ -362,7 +380,7 @@ public final class GStoreServer implements Closeable {
           return Step.NOTHING;
         });
         metrics.regionStateLoaded();
-        recoveryThread.execute(() -> serveAfterRecovery(region, state, 100));
+        recoveryThread.execute(() -> serveAfterRecovery(region, 100));
         return;
       } catch (IOException e) {
         LOG.info("cannot load G-Store state of {} yet ({}); retrying", info.getRegionNameAsString(), e.toString());
@@ -376,14 +394,18 @@ public final class GStoreServer implements Closeable {
    * Serves the region once no log that may hold its groups is left unreplayed. A region that must wait is tried
    * again after {@code backoff} as a new task, so that regions opening behind it on this server are not held too.
    */
-  private void serveAfterRecovery(Region region, StateTables.Loaded state, long backoff) {
+  private void serveAfterRecovery(Region region, long backoff) {
     RegionInfo info = region.getRegionInfo();
     if (closed || !openRegions.contains(info.getEncodedName())) {
       return;
     }
+    StateTables.Loaded state;
     try {
       WalRecovery.Pass pass = recovery.recoverDeadServers(k -> HostedRegions.contains(info, k));
       metrics.recovered(pass);
+      // read again now that every dead server's log is fenced: a zombie of the region's last host may have written
+      // state since the first read, but none after the fence that it let out (StepWriter checks it)
+      state = tables.load(info.getTable().getNameAsString(), info.getStartKey(), info.getEndKey());
     } catch (Throwable e) { // NOPMD: the region must not wait forever on a task that died
       if (e instanceof WalFiles.CorruptWalException) {
         LOG.error("{}; {} waits for an operator", e.getMessage(), info.getRegionNameAsString());
@@ -392,7 +414,7 @@ public final class GStoreServer implements Closeable {
             info.getRegionNameAsString());
       }
       try {
-        recoveryThread.schedule(() -> serveAfterRecovery(region, state, Math.min(backoff * 2, 5_000)), backoff,
+        recoveryThread.schedule(() -> serveAfterRecovery(region, Math.min(backoff * 2, 5_000)), backoff,
             TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException stopping) {
         // G-Store is stopping here: the region's next host recovers
@@ -403,9 +425,7 @@ public final class GStoreServer implements Closeable {
       if (!openRegions.contains(info.getEncodedName())) {
         return Step.NOTHING; // closed while loading
       }
-      for (OwnerRecord o : state.owners()) {
-        hosted.fence(o.key(), o.group());
-      }
+      hosted.refence(info, state.owners());
       hosted.markReady(region);
       engine.load(state.groups(), state.owners(), now());
       LOG.debug("G-Store loaded {} groups and {} grouped rows of {}", state.groups().size(),
@@ -627,6 +647,22 @@ public final class GStoreServer implements Closeable {
     if (server != null) {
       server.crashed = true;
       server.close();
+    }
+  }
+
+  /**
+   * A recovery fenced this server's WAL: HBase declared it dead and another server may already serve its groups.
+   * It stops as if it had crashed (no drain, nothing let out) and takes its region server down, as HBase does when
+   * its own WAL is fenced.
+   */
+  private void fenced(WalFencedException e) {
+    if (crashed) {
+      return;
+    }
+    crashed = true;
+    LOG.error("G-Store on {} is a zombie ({}); aborting the region server", serverName, e.getMessage());
+    if (abortServer != null) {
+      abortServer.abort("G-Store: " + e.getMessage(), e);
     }
   }
 

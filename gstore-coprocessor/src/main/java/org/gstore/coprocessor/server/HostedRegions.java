@@ -84,6 +84,19 @@ public final class HostedRegions {
     fenced.remove(key);
   }
 
+  /**
+   * Makes the region's fence exactly {@code owners}: new owners first, then rows no longer grouped are let go, so
+   * that a row grouped before and after is never unfenced in between.
+   */
+  void refence(RegionInfo info, java.util.Collection<org.gstore.common.protocol.OwnerRecord> owners) {
+    java.util.Set<Key> grouped = new java.util.HashSet<>();
+    for (org.gstore.common.protocol.OwnerRecord o : owners) {
+      fenced.put(o.key(), o.group());
+      grouped.add(o.key());
+    }
+    fenced.keySet().removeIf(k -> contains(info, k) && !grouped.contains(k));
+  }
+
   /** A group holding a row of the region, or null if none does. */
   public GroupRef anyOwnerIn(RegionInfo info) {
     for (Map.Entry<Key, GroupRef> e : fenced.entrySet()) {

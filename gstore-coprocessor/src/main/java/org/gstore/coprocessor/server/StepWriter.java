@@ -15,6 +15,7 @@ import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.Reply;
 import org.gstore.common.protocol.StateChange;
 import org.gstore.common.protocol.Step;
+import org.gstore.coprocessor.wal.WalFencedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,12 +34,30 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Fencing a row takes the row's lock, so a plain write already past the fence check finishes before the row
  * counts as the group's, and no later one gets through.
+ *
+ * <p>A zombie lets nothing out: after each write, and before its effects leave, the writer proves that no recovery
+ * has fenced this server ({@link ServerFence}), so that every state change behind a datagram or an answer is one
+ * the rows' next hosts load. A server found fenced writes nothing more and is stopped ({@code onFenced}). Without
+ * this, a leader paused past its ZooKeeper session could, through a client with a stale location, write
+ * {@code DELETING} after its group's new leader had loaded the group, and send the releases: the members would give
+ * the rows back while the new leader still serves the group.
  */
 public final class StepWriter implements Closeable {
   /** Where protocol state becomes durable ({@link StateTables}). */
   interface Store {
     /** Makes {@code changes} (one per target) durable before returning. */
     void write(List<StateChange> changes) throws IOException;
+  }
+
+  /** Whether a recovery has fenced this server ({@link org.gstore.coprocessor.wal.SharedWal#checkNotFenced}). */
+  interface ServerFence {
+    /**
+     * Returns if no recovery had fenced this server when it was called.
+     *
+     * @throws WalFencedException if one had
+     * @throws IOException if it cannot tell (retried)
+     */
+    void check() throws IOException;
   }
 
   /**
@@ -51,6 +70,10 @@ public final class StepWriter implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(StepWriter.class);
 
   private final Store store;
+  private final ServerFence fence;
+  private final Consumer<WalFencedException> onFenced;
+  /** A recovery fenced this server: nothing more is written or let out. */
+  private volatile boolean fenced;
   private final HostedRegions hosted;
   private final GStoreMetrics metrics;
   private final Consumer<Datagram> send;
@@ -67,10 +90,14 @@ public final class StepWriter implements Closeable {
   /**
    * @param fail tells the client waiting under a request id that its step could not be written (an unexpected
    *     failure, never an I/O error: those are retried until the state is durable)
+   * @param onFenced told, once, that a recovery fenced this server: it must stop
    */
-  StepWriter(String name, Store store, HostedRegions hosted, GStoreMetrics metrics, Consumer<Datagram> send,
-      Consumer<Reply> answer, BiConsumer<String, Throwable> fail) {
+  StepWriter(String name, Store store, ServerFence fence, Consumer<WalFencedException> onFenced,
+      HostedRegions hosted, GStoreMetrics metrics, Consumer<Datagram> send, Consumer<Reply> answer,
+      BiConsumer<String, Throwable> fail) {
     this.store = store;
+    this.fence = fence;
+    this.onFenced = onFenced;
     this.hosted = hosted;
     this.metrics = metrics;
     this.send = send;
@@ -99,8 +126,8 @@ public final class StepWriter implements Closeable {
    * Called by the protocol thread only.
    */
   void submit(Step step) {
-    if (step.isEmpty()) {
-      return;
+    if (step.isEmpty() || fenced) {
+      return; // a fenced server's clients time out, as a dead server's do
     }
     if (step.reservesUids()) {
       reservationsUnwritten.incrementAndGet();
@@ -207,17 +234,26 @@ public final class StepWriter implements Closeable {
     step.replies().forEach(answer);
   }
 
-  /** Retries until the changes are durable: nothing may leave the node before. False if closed meanwhile. */
+  /**
+   * Retries until the changes are durable and this server is known not fenced: nothing may leave the node before.
+   * False if closed or fenced meanwhile.
+   */
   private boolean writeUntilDurable(List<StateChange> changes) {
     long backoff = 50;
-    while (!thread.isClosed()) {
+    while (!thread.isClosed() && !fenced) {
       try {
         if (!changes.isEmpty()) {
           long start = System.nanoTime();
           store.write(changes);
+          fence.check(); // after the write: what a passing check follows, the next hosts load
           metrics.stateWritten(System.nanoTime() - start);
         }
         return true;
+      } catch (WalFencedException e) {
+        fenced = true;
+        LOG.error("G-Store lets nothing out any more: {}", e.getMessage());
+        onFenced.accept(e);
+        return false;
       } catch (IOException e) {
         metrics.stateWriteFailed();
         LOG.warn("G-Store could not write protocol state; retrying in {} ms", backoff, e);

@@ -3,6 +3,7 @@ package org.gstore.coprocessor.wal;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.IntToLongFunction;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -19,10 +20,16 @@ public final class SharedWal implements CommitLog, Closeable {
   private final FileSystem fs;
   private final Path root;
   private final WalStream[] streams;
+  private final Consumer<WalFencedException> onFenced;
 
-  public SharedWal(FileSystem fs, Path root, int streams, long rollBytes, boolean hsync, WalMetrics metrics)
-      throws IOException {
+  /**
+   * @param onFenced told when an append fails because a recovery fenced the log: this server is dead to HBase and
+   *     must stop (its commits cannot become durable any more)
+   */
+  public SharedWal(FileSystem fs, Path root, int streams, long rollBytes, boolean hsync, WalMetrics metrics,
+      Consumer<WalFencedException> onFenced) throws IOException {
     this.fs = fs;
+    this.onFenced = onFenced;
     this.root = root;
     this.streams = new WalStream[streams];
     for (int i = 0; i < streams; i++) {
@@ -38,7 +45,13 @@ public final class SharedWal implements CommitLog, Closeable {
   @Override
   public CompletableFuture<WalPosition> append(GroupRef group, byte[] record) {
     int stream = streamOf(group);
-    return streams[stream].append(record).thenApply(seq -> new WalPosition(stream, seq));
+    return streams[stream].append(record).whenComplete((seq, e) -> {
+      if (e instanceof WalFencedException fenced) {
+        onFenced.accept(fenced);
+      } else if (e != null && e.getCause() instanceof WalFencedException fenced) {
+        onFenced.accept(fenced);
+      }
+    }).thenApply(seq -> new WalPosition(stream, seq));
   }
 
   /**
@@ -51,6 +64,23 @@ public final class SharedWal implements CommitLog, Closeable {
       deleted += streams[i].truncate(neededAbove.applyAsLong(i), retainMillis);
     }
     return deleted;
+  }
+
+  /**
+   * Proves that no recovery has fenced this log yet, by asking the NameNode whether its directory still has its
+   * name: a recovery renames it before the region it recovers for loads any group state. So whatever this server
+   * made durable before a check that passes, the groups' next leaders load; after one that throws, it must let
+   * nothing out. One NameNode call, no DataNode: the rename and this lookup are ordered by the NameNode (an HA
+   * deployment with observer reads must send it to the active NameNode, as HDFS does unless told otherwise).
+   *
+   * @throws WalFencedException if the log was fenced
+   * @throws IOException if HDFS could not answer (not known either way)
+   */
+  public void checkNotFenced() throws IOException {
+    if (!fs.exists(root)) {
+      throw new WalFencedException("the G-Store WAL " + root + " was fenced by a recovery: this server is dead to"
+          + " HBase");
+    }
   }
 
   /** Files of the log on HDFS, over all streams. */

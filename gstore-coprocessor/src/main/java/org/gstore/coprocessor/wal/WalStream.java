@@ -140,8 +140,8 @@ public final class WalStream implements Closeable {
     } catch (IOException rollFailure) {
       try {
         if (!fs.exists(dir)) {
-          return new IOException("the G-Store WAL " + dir + " was fenced by a recovery: this server is dead to"
-              + " HBase", cause);
+          return new WalFencedException("the G-Store WAL " + dir + " was fenced by a recovery: this server is dead"
+              + " to HBase", cause);
         }
       } catch (IOException unknown) {
         // cannot tell: retry

@@ -2,6 +2,7 @@ package org.gstore.coprocessor.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
@@ -25,6 +26,7 @@ import org.gstore.common.protocol.Reply;
 import org.gstore.common.protocol.StateChange;
 import org.gstore.common.protocol.Step;
 import org.gstore.common.protocol.Uid;
+import org.gstore.coprocessor.wal.WalFencedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,7 +61,14 @@ class StepWriterTest {
   private final List<String> answered = new CopyOnWriteArrayList<>();
   private final List<String> sent = new CopyOnWriteArrayList<>();
   private final List<String> failed = new CopyOnWriteArrayList<>();
-  private final StepWriter writer = new StepWriter("test", store, new HostedRegions(),
+  /** What the fence check answers: null when this server is not fenced. */
+  private volatile IOException fence;
+  private final List<WalFencedException> stopped = new CopyOnWriteArrayList<>();
+  private final StepWriter writer = new StepWriter("test", store, () -> {
+    if (fence != null) {
+      throw fence;
+    }
+  }, stopped::add, new HostedRegions(),
       new GStoreMetrics(MetricRegistries.global().create(
           new MetricRegistryInfo("StepWriterTest", "test", "test", "test", false))),
       datagram -> sent.add(datagram.to().value()), reply -> answered.add(reply.requestId()),
@@ -161,5 +170,43 @@ class StepWriterTest {
 
     writer.submit(early(List.of(free("d")), "n5"));
     assertThat(sent).as("nothing unwritten reserves uids any more").containsExactly("n2", "n3", "n4", "n5");
+  }
+
+  @Test
+  void aZombieLetsOutNothingItWroteAfterItsFenceAndWritesNothingMore() throws Exception {
+    store.permits.release(10);
+    writer.submit(step(List.of(free("a")), List.of(), "r0"));
+    writer.barrier().get(10, TimeUnit.SECONDS);
+    assertThat(answered).containsExactly("r0");
+
+    fence = new WalFencedException("planted: a recovery renamed the log");
+    writer.submit(step(List.of(free("b")), List.of(), "r1")); // a delete's DELETING, say: written, then checked
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(free("b"));
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !stopped.isEmpty());
+    writer.submit(step(List.of(free("c")), List.of(), "r2"));
+    writer.submit(early(List.of(free("d")), "n3"));
+
+    assertThat(store.started.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
+    assertThat(store.started.poll(10, TimeUnit.SECONDS)).containsExactly(free("b"));
+    assertThat(store.started.poll(500, TimeUnit.MILLISECONDS)).as("nothing written once fenced").isNull();
+    assertThat(answered).as("nothing the zombie decided leaves it").containsExactly("r0");
+    assertThat(sent).as("not even a new group's early datagrams").isEmpty();
+    assertThat(stopped).as("told once to stop").hasSize(1);
+  }
+
+  @Test
+  void aFenceThatCannotBeCheckedIsRetriedAndHoldsTheEffectsMeanwhile() throws Exception {
+    store.permits.release(10);
+    fence = new IOException("planted: the NameNode does not answer");
+    writer.submit(step(List.of(free("a")), List.of(), "r0"));
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).as("written again after the failed check")
+        .containsExactly(free("a"));
+    assertThat(answered).isEmpty();
+    fence = null;
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(answered).containsExactly("r0"));
+    assertThat(stopped).isEmpty();
   }
 }

@@ -26,6 +26,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.OnlineRegions;
 import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.apache.hadoop.hbase.wal.WAL;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.Datagram;
@@ -159,7 +160,8 @@ public final class GStoreServer implements Closeable {
     this.wal = new SharedWal(walFs, new Path(walRoot, log), config.walStreams(), config.walRollBytes(),
         config.walHsync(), walMetrics, this::fenced);
     this.writer = new StepWriter(serverName.getAddress().toString(), tables, wal::checkNotFenced, this::fenced,
-        hosted, metrics, this::send, this::answer, this::fail);
+        hosted, new SkewSafeRelease(hosted, EnvironmentEdgeManager::currentTime, config.maxFutureMillis()), metrics,
+        this::send, this::answer, this::fail);
     this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
         config.shipperDelayMillis());
     this.recoveryZnodes = new RecoveryZnodes(peers::session,

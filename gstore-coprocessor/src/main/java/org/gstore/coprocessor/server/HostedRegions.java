@@ -84,6 +84,11 @@ public final class HostedRegions {
     fenced.remove(key);
   }
 
+  /** Frees {@code key} if {@code group} still holds it (a later group may have taken it meanwhile). */
+  void unfence(Key key, GroupRef group) {
+    fenced.remove(key, group);
+  }
+
   /**
    * Makes the region's fence exactly {@code owners}: new owners first, then rows no longer grouped are let go, so
    * that a row grouped before and after is never unfenced in between.

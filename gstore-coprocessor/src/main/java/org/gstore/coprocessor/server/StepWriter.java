@@ -75,6 +75,7 @@ public final class StepWriter implements Closeable {
   /** A recovery fenced this server: nothing more is written or let out. */
   private volatile boolean fenced;
   private final HostedRegions hosted;
+  private final SkewSafeRelease release;
   private final GStoreMetrics metrics;
   private final Consumer<Datagram> send;
   private final Consumer<Reply> answer;
@@ -93,12 +94,13 @@ public final class StepWriter implements Closeable {
    * @param onFenced told, once, that a recovery fenced this server: it must stop
    */
   StepWriter(String name, Store store, ServerFence fence, Consumer<WalFencedException> onFenced,
-      HostedRegions hosted, GStoreMetrics metrics, Consumer<Datagram> send, Consumer<Reply> answer,
-      BiConsumer<String, Throwable> fail) {
+      HostedRegions hosted, SkewSafeRelease release, GStoreMetrics metrics, Consumer<Datagram> send,
+      Consumer<Reply> answer, BiConsumer<String, Throwable> fail) {
     this.store = store;
     this.fence = fence;
     this.onFenced = onFenced;
     this.hosted = hosted;
+    this.release = release;
     this.metrics = metrics;
     this.send = send;
     this.answer = answer;
@@ -276,7 +278,7 @@ public final class StepWriter implements Closeable {
         }
         fenceUnderRowLock(p.record().key(), () -> hosted.fence(p.record().key(), p.record().group()));
       } else if (c instanceof StateChange.RemoveOwner r) {
-        hosted.unfence(r.key());
+        release.release(r.key());
       }
     }
   }

@@ -58,6 +58,7 @@ class StepWriterTest {
   }
 
   private final HeldStore store = new HeldStore();
+  private final HostedRegions hosted = new HostedRegions();
   private final List<String> answered = new CopyOnWriteArrayList<>();
   private final List<String> sent = new CopyOnWriteArrayList<>();
   private final List<String> failed = new CopyOnWriteArrayList<>();
@@ -68,7 +69,7 @@ class StepWriterTest {
     if (fence != null) {
       throw fence;
     }
-  }, stopped::add, new HostedRegions(),
+  }, stopped::add, hosted, new SkewSafeRelease(hosted, System::currentTimeMillis, 1_000),
       new GStoreMetrics(MetricRegistries.global().create(
           new MetricRegistryInfo("StepWriterTest", "test", "test", "test", false))),
       datagram -> sent.add(datagram.to().value()), reply -> answered.add(reply.requestId()),

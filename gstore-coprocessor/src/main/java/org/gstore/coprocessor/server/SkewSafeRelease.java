@@ -1,0 +1,81 @@
+package org.gstore.coprocessor.server;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Frees a row its group released only once this server's clock has passed every timestamp in the row. A group's
+ * cells carry its leader's commit timestamps, and the leader waits for its own clock to pass them before it
+ * releases; but a plain write to the row is stamped by the clock of the server hosting it, which may lag the
+ * leader's (HBase tolerates {@code hbase.master.maxclockskew}, 30 s). Freed at once, such a write would be hidden
+ * behind the group's newer cells, and read as lost. Meanwhile it is refused as a write to a grouped row, which the
+ * writer retries. Costs one read of the row from its local region per released row; waits only under skew.
+ */
+final class SkewSafeRelease {
+  private static final Logger LOG = LoggerFactory.getLogger(SkewSafeRelease.class);
+
+  private final HostedRegions hosted;
+  /** The clock HBase stamps plain writes with on this server. */
+  private final LongSupplier clock;
+  /** The longest wait: timestamps further ahead are refused at commit ({@code gstore.txn.max.future.ms}). */
+  private final long maxWaitMillis;
+
+  SkewSafeRelease(HostedRegions hosted, LongSupplier clock, long maxWaitMillis) {
+    this.hosted = hosted;
+    this.clock = clock;
+    this.maxWaitMillis = maxWaitMillis;
+  }
+
+  /** Frees {@code key} from the group holding it now, at once or once this server's clock is past its cells. */
+  void release(Key key) {
+    GroupRef group = hosted.ownerOf(key);
+    if (group == null) {
+      return;
+    }
+    long wait = Math.min(newestTimestamp(key) + 1 - clock.getAsLong(), maxWaitMillis);
+    if (wait <= 0) {
+      hosted.unfence(key, group);
+      return;
+    }
+    LOG.info("G-Store frees {} in {} ms, once this server's clock is past the timestamps group {} wrote to it"
+        + " (the leader's clock is ahead)", key, wait, group.id());
+    CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS).execute(() -> hosted.unfence(key, group));
+  }
+
+  /** The newest timestamp of any cell or delete marker in the row; a wait as long as allowed if unreadable. */
+  private long newestTimestamp(Key key) {
+    Region region = hosted.regionOf(key);
+    if (region == null) {
+      return Long.MIN_VALUE; // closed meanwhile: the fence went with it
+    }
+    Scan scan = new Scan().withStartRow(key.row()).withStopRow(key.row(), true).setRaw(true).readAllVersions();
+    long newest = Long.MIN_VALUE;
+    try (RegionScanner scanner = region.getScanner(scan)) {
+      List<Cell> cells = new ArrayList<>();
+      boolean more;
+      do {
+        more = scanner.next(cells);
+        for (Cell c : cells) {
+          newest = Math.max(newest, c.getTimestamp());
+        }
+        cells.clear();
+      } while (more);
+      return newest;
+    } catch (IOException | RuntimeException e) { // NOPMD: never the writer thread's end
+      LOG.warn("G-Store cannot read {} to free it ({}); freeing it in {} ms", key, e.toString(), maxWaitMillis);
+      return clock.getAsLong() + maxWaitMillis;
+    }
+  }
+}

@@ -44,18 +44,24 @@ final class SkewSafeRelease {
     if (group == null) {
       return;
     }
-    long wait = Math.min(newestTimestamp(key) + 1 - clock.getAsLong(), maxWaitMillis);
-    if (wait <= 0) {
+    long now = clock.getAsLong();
+    long newest = newestTimestamp(key, now + maxWaitMillis); // MIN_VALUE if none: never subtract from it
+    if (newest < now) {
       hosted.unfence(key, group);
       return;
     }
+    long wait = Math.min(newest + 1 - now, maxWaitMillis);
     LOG.info("G-Store frees {} in {} ms, once this server's clock is past the timestamps group {} wrote to it"
         + " (the leader's clock is ahead)", key, wait, group.id());
     CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS).execute(() -> hosted.unfence(key, group));
   }
 
-  /** The newest timestamp of any cell or delete marker in the row; a wait as long as allowed if unreadable. */
-  private long newestTimestamp(Key key) {
+  /**
+   * The newest timestamp of any cell or delete marker in the row up to {@code horizon}; a wait as long as allowed if
+   * unreadable. Cells stamped beyond the horizon are not the group's (a group refuses members stamped that far
+   * ahead, and stamps its commits after them): a writer set them, and they hide plain writes with or without G-Store.
+   */
+  private long newestTimestamp(Key key, long horizon) {
     Region region = hosted.regionOf(key);
     if (region == null) {
       return Long.MIN_VALUE; // closed meanwhile: the fence went with it
@@ -68,7 +74,9 @@ final class SkewSafeRelease {
       do {
         more = scanner.next(cells);
         for (Cell c : cells) {
-          newest = Math.max(newest, c.getTimestamp());
+          if (c.getTimestamp() <= horizon) {
+            newest = Math.max(newest, c.getTimestamp());
+          }
         }
         cells.clear();
       } while (more);

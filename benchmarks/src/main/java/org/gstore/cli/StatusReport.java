@@ -19,7 +19,7 @@ import org.apache.hadoop.hbase.zookeeper.ZKConfig;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
-import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.recovery.ClaimStore;
 import org.gstore.recovery.LogId;
 import org.gstore.recovery.hbase.RecoveryZnodes;

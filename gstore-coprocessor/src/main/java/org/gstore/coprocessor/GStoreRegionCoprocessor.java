@@ -1,5 +1,6 @@
 package org.gstore.coprocessor;
 
+import org.gstore.coprocessor.config.GStoreConfig;
 import com.google.protobuf.Service;
 import java.io.IOException;
 import java.util.List;
@@ -36,6 +37,7 @@ import org.gstore.coprocessor.endpoint.Authorizer;
 import org.gstore.coprocessor.endpoint.GroupEndpoint;
 import org.gstore.coprocessor.endpoint.TxnEndpoint;
 import org.gstore.coprocessor.server.GStoreServer;
+import org.gstore.coprocessor.server.GStoreServers;
 import org.gstore.coprocessor.server.StateTables;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,7 +98,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
           renv.getRegionInfo().getRegionNameAsString());
       return;
     }
-    this.server = GStoreServer.acquire(renv);
+    this.server = GStoreServers.acquire(renv);
     endpoint.attach(renv.getRegion(), server, Authorizer.of(renv.getRegion(), renv.getConfiguration()));
     server.regionOpened(renv.getRegion());
   }
@@ -105,7 +107,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   public void stop(CoprocessorEnvironment environment) {
     if (server != null) {
       server.regionClosing(env.getRegionInfo()); // a no-op wait if preClose already drained it
-      GStoreServer.release(server);
+      GStoreServers.release(server);
       server = null;
       SERVING.remove(env.getRegionInfo().getEncodedName(), this);
     }

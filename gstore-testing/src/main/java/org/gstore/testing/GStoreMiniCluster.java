@@ -22,10 +22,10 @@ import org.gstore.client.GroupId;
 import org.gstore.client.GroupNotFoundException;
 import org.gstore.client.RowKey;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
-import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.GStoreMasterObserver;
 import org.gstore.coprocessor.GStoreRegionCoprocessor;
-import org.gstore.coprocessor.server.GStoreServer;
+import org.gstore.coprocessor.server.GStoreServers;
 
 /**
  * HDFS, ZooKeeper, an HBase master and N region servers with G-Store, in one JVM: for G-Store's own tests, the
@@ -167,7 +167,7 @@ public final class GStoreMiniCluster implements AutoCloseable {
     for (int index : indexes) {
       names.add(hbase.getLiveRegionServerThreads().get(index).getRegionServer().getServerName());
     }
-    names.forEach(GStoreServer::crash);
+    names.forEach(GStoreServers::crash);
     for (ServerName name : names) {
       hbase.killRegionServer(name);
     }

@@ -5,6 +5,7 @@ import com.google.protobuf.RpcController;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.gstore.coprocessor.txn.Requests;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.generated.GStoreProtos;

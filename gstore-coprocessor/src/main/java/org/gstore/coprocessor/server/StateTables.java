@@ -107,19 +107,23 @@ public final class StateTables implements StepWriter.Store {
     }
   }
 
-  /** The groups led by, and the owner records of, the keys of one region. */
+  /**
+   * The groups led by, and the owner records of, the keys of one region. Scanners are read with {@code next()},
+   * not iterated: their iterator turns an I/O error into an unchecked one, which the region's loader would not
+   * retry.
+   */
   Loaded load(String table, byte[] startRow, byte[] endRow) throws IOException {
     Scan scan = new Scan().withStartRow(StateRows.rangeStart(table, startRow))
         .withStopRow(StateRows.rangeStop(table, endRow)).addColumn(FAMILY, RECORD);
     List<GroupRecord> groups = new ArrayList<>();
     List<OwnerRecord> owners = new ArrayList<>();
     try (Table t = connection.getTable(GROUPS); ResultScanner rs = t.getScanner(scan)) {
-      for (Result r : rs) {
+      for (Result r = rs.next(); r != null; r = rs.next()) {
         groups.add(RecordCodec.decodeGroup(r.getValue(FAMILY, RECORD)));
       }
     }
     try (Table t = connection.getTable(OWNERS); ResultScanner rs = t.getScanner(scan)) {
-      for (Result r : rs) {
+      for (Result r = rs.next(); r != null; r = rs.next()) {
         owners.add(RecordCodec.decodeOwner(r.getValue(FAMILY, RECORD)));
       }
     }

@@ -1,5 +1,7 @@
 package org.gstore.coprocessor.server;
 
+import org.gstore.coprocessor.concurrent.BatchingThread;
+import org.gstore.coprocessor.metrics.GStoreMetrics;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -11,7 +11,7 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
-import org.gstore.coprocessor.GStoreRegionCoprocessor;
+import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.txn.MemberTables;
 
 /**
@@ -38,7 +38,7 @@ public final class TableGuard implements MemberTables {
   public static boolean lists(Configuration conf, String key) {
     return Arrays.stream(conf.getTrimmedStrings(key))
         .map(entry -> entry.split("\\|")[0].trim())
-        .anyMatch(GStoreRegionCoprocessor.class.getName()::equals);
+        .anyMatch(GStoreConfig.REGION_COPROCESSOR::equals);
   }
 
   /** Why {@code table} cannot hold group members, or null if it can. */
@@ -79,8 +79,8 @@ public final class TableGuard implements MemberTables {
     } catch (TableNotFoundException e) {
       return new Verdict("table " + table + " does not exist", null, now);
     }
-    if (!clusterWide && !descriptor.hasCoprocessor(GStoreRegionCoprocessor.class.getName())) {
-      return new Verdict("table " + table + " does not run G-Store (add " + GStoreRegionCoprocessor.class.getName()
+    if (!clusterWide && !descriptor.hasCoprocessor(GStoreConfig.REGION_COPROCESSOR)) {
+      return new Verdict("table " + table + " does not run G-Store (add " + GStoreConfig.REGION_COPROCESSOR
           + " to its descriptor or to " + CoprocessorHost.USER_REGION_COPROCESSOR_CONF_KEY + ")", null, now);
     }
     return new Verdict(null, descriptor, now);

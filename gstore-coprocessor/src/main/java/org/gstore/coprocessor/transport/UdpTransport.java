@@ -1,6 +1,7 @@
 package org.gstore.coprocessor.transport;
 
 import java.io.Closeable;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -20,7 +21,7 @@ import org.apache.hbase.thirdparty.io.netty.util.concurrent.DefaultThreadFactory
 import org.gstore.common.protocol.Datagram;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.DatagramRejectedException;
-import org.gstore.coprocessor.server.GStoreMetrics;
+import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +44,29 @@ public final class UdpTransport implements Closeable {
     this.codec = codec;
     this.metrics = metrics;
     this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("gstore-udp", true));
+  }
+
+  /**
+   * Binds the socket to the first free port of {@code firstPort..lastPort} on {@code address}; {@code onDatagram}
+   * runs on the transport thread for each authentic datagram.
+   *
+   * @param setting the configuration key of the range, for the error message
+   * @throws IOException naming the address, the ports tried and the key if no port of the range is free
+   */
+  public InetSocketAddress startInRange(String address, int firstPort, int lastPort, String setting, int maxBytes,
+      Consumer<Datagram> onDatagram) throws InterruptedException, IOException {
+    for (int port = firstPort; ; port++) {
+      try {
+        return start(new InetSocketAddress(address, port), maxBytes, onDatagram);
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (Exception e) { // Netty rethrows the bind failure undeclared
+        if (!(e instanceof java.net.BindException) || port >= lastPort) {
+          throw new IOException("G-Store cannot bind UDP " + address + ":" + (firstPort == port ? port
+              : firstPort + "-" + port) + " (" + setting + "): " + e.getMessage(), e);
+        }
+      }
+    }
   }
 
   /** Binds the socket; {@code onDatagram} runs on the transport thread for each authentic datagram. */

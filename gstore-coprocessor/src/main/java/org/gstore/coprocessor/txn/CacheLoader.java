@@ -25,7 +25,7 @@ import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.MemberState;
 import org.gstore.common.wire.Columns;
-import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.config.GStoreConfig;
 
 /**
  * Reads a group's members from HBase into a new {@link GroupCache}. Each row's version is the newest timestamp of
@@ -92,7 +92,8 @@ public final class CacheLoader implements GroupLoader {
         .setCacheBlocks(false);
     Map<Key, Long> newest = new HashMap<>();
     try (ResultScanner scanner = table.getScanner(scan)) {
-      for (Result r : scanner) {
+      // next(), not the iterator: it would turn an I/O error into an unchecked one
+      for (Result r = scanner.next(); r != null; r = scanner.next()) {
         Key key = byRow.get(ByteString.copyFrom(r.getRow()));
         if (key == null) {
           continue;

@@ -11,10 +11,9 @@ import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.Columns;
-import org.gstore.coprocessor.GStoreConfig;
+import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
 import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
-import org.gstore.coprocessor.endpoint.Requests;
 
 /**
  * Refuses, before anything is logged or acknowledged, a commit that HBase would refuse to apply: a column family

@@ -10,7 +10,7 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Durability;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.wire.OwnerToken;
-import org.gstore.coprocessor.server.BatchingThread;
+import org.gstore.coprocessor.concurrent.BatchingThread;
 import org.gstore.recovery.CommitSink;
 import org.gstore.recovery.Shipment;
 import org.gstore.recovery.ShipmentLedger;

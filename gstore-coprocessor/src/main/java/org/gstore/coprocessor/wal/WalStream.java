@@ -9,7 +9,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.gstore.common.wal.WalFormat;
-import org.gstore.coprocessor.server.BatchingThread;
+import org.gstore.coprocessor.concurrent.BatchingThread;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,6 @@
 package org.gstore.coprocessor.server;
 
+import org.gstore.coprocessor.metrics.GStoreMetrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;

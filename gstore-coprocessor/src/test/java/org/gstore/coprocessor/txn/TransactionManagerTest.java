@@ -34,7 +34,7 @@ import org.gstore.common.wire.generated.GStoreProtos.ReadStampProto;
 import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
 import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
-import org.gstore.coprocessor.server.GStoreMetrics;
+import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
 import org.junit.jupiter.api.AfterEach;

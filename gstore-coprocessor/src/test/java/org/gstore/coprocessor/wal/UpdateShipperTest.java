@@ -134,7 +134,7 @@ class UpdateShipperTest {
     assertThat(CommitApplier.refusedForGood(new RetriesExhaustedWithDetailsException(
         List.of(new NoSuchColumnFamilyException("f")), List.of(), List.of("s")))).isTrue();
     // a replay bounds HBase's client retries: running out of that time is not a refusal (it was, and replay skipped
-    // the commit: caught by WalRecoveryTest)
+    // the commit: caught by WalRecoveryIT)
     assertThat(CommitApplier.refusedForGood(new RetriesExhaustedWithDetailsException(
         List.of(new org.apache.hadoop.hbase.client.OperationTimeoutExceededException("backoff")), List.of(),
         List.of("s")))).isFalse();

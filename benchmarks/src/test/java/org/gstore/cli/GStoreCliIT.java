@@ -1,0 +1,52 @@
+package org.gstore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.gstore.testing.GStoreMiniCluster;
+import org.gstore.testing.junit.WithMiniCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line against an existing cluster given its hbase-site.xml, and its answers to bad input. */
+@WithMiniCluster(regionServers = 3)
+class GStoreCliIT {
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void demoRunsAgainstAClusterGivenItsSiteFile(GStoreMiniCluster cluster, @TempDir Path dir) throws Exception {
+    Path site = cluster.writeSiteFile(dir.resolve("hbase-site.xml"));
+    int code = GStore.run(new String[] {"demo", "--conf", site.toString(), "--players", "120", "--games", "4",
+        "--dealers", "2", "--seats", "5", "--bets", "8"});
+    assertThat(code).as("0: every chip accounted for, every audit held").isZero();
+
+    assertThat(GStore.run(new String[] {"status", "--conf", site.toString()})).isZero();
+    List<StatusReport.Server> servers = StatusReport.collect(cluster.getConfiguration());
+    assertThat(servers).filteredOn(s -> s.state().equals("alive")).hasSize(3)
+        .allSatisfy(s -> assertThat(s.walFiles()).as("each live server has its WAL").isPositive());
+    // the demo's commits were shipped; within a few heartbeats every server claims them persisted
+    Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(StatusReport.collect(cluster.getConfiguration())).anySatisfy(s -> {
+          assertThat(s.shippedThrough()).isPositive();
+          assertThat(s.persistedThrough()).isEqualTo(s.shippedThrough());
+        }));
+  }
+
+  @Test
+  @Timeout(30)
+  void badCommandLinesExitWithTwoAndChangeNothing(@TempDir Path dir) throws Exception {
+    assertThat(GStore.run(new String[] {"roulette"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"demo", "--players"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"demo", "--players", "-5"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"demo", "--seats", "1"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"bench", "--keys", "sorted"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"demo", "--conf", dir.resolve("missing.xml").toString()})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"help"})).isZero();
+    assertThat(Files.list(dir)).isEmpty();
+  }
+}

@@ -1,0 +1,290 @@
+package org.gstore.coprocessor.config;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.client.Durability;
+import org.gstore.common.protocol.ProtocolConfig;
+import org.gstore.common.wire.DatagramCodec;
+
+/**
+ * Every {@code gstore.*} setting of the region-server side, read once from the region server's configuration
+ * ({@code hbase-site.xml}), with typed defaults. A bad value fails start-up with a message naming the key.
+ * {@code docs/configuration.md} lists them.
+ */
+public record GStoreConfig(
+    byte[] clusterSecret,
+    String udpBindAddress,
+    int udpPort,
+    int udpPortLast,
+    int datagramMaxBytes,
+    long datagramFreshnessMillis,
+    ProtocolConfig protocol,
+    long endpointWaitMillis,
+    String walDir,
+    int walStreams,
+    long walRollBytes,
+    boolean walHsync,
+    long snapshotRetentionMillis,
+    long maxFutureMillis,
+    long maxCommitBytes,
+    int maxGroupIdChars,
+    int maxRowBytes,
+    Durability shipperDurability,
+    long shipperDelayMillis,
+    long recoveryRetainMillis,
+    long recoveryHeartbeatMillis,
+    long recoveryZombieWindowMillis) {
+
+  /**
+   * The class name of G-Store's region coprocessor, as tables and {@code hbase.coprocessor.user.region.classes} name
+   * it. A string, not a class literal: the layers below the coprocessor's entry point must not depend on it.
+   */
+  public static final String REGION_COPROCESSOR = "org.gstore.coprocessor.GStoreRegionCoprocessor";
+  public static final String CLUSTER_SECRET = "gstore.cluster.secret";
+  public static final String CLUSTER_SECRET_FILE = "gstore.cluster.secret.file";
+  /**
+   * Allows {@link #CLUSTER_SECRET} as clear text in the configuration. Off by default: {@code hbase-site.xml} is
+   * usually handed to clients, and any client holding the secret can mint owner tokens and forge datagrams.
+   */
+  public static final String CLUSTER_SECRET_ALLOW_CLEAR_TEXT = "gstore.cluster.secret.allow.cleartext";
+  public static final String UDP_BIND_ADDRESS = "gstore.udp.bind.address";
+  public static final String UDP_PORT = "gstore.udp.port";
+  public static final String DATAGRAM_MAX_BYTES = "gstore.udp.datagram.max.bytes";
+  public static final String DATAGRAM_FRESHNESS_MS = "gstore.udp.freshness.ms";
+  public static final String RETRY_INITIAL_MS = "gstore.protocol.retry.initial.ms";
+  public static final String RETRY_MAX_MS = "gstore.protocol.retry.max.ms";
+  public static final String GROUP_MAX_SIZE = "gstore.group.max.size";
+  public static final String TOMBSTONE_RETENTION_MS = "gstore.group.tombstone.retention.ms";
+  public static final String ENDPOINT_WAIT_MS = "gstore.endpoint.wait.ms";
+  public static final String WAL_DIR = "gstore.wal.dir";
+  public static final String WAL_STREAMS = "gstore.wal.streams";
+  public static final String WAL_ROLL_BYTES = "gstore.wal.roll.bytes";
+  public static final String WAL_HSYNC = "gstore.wal.hsync";
+  public static final String SNAPSHOT_RETENTION_MS = "gstore.txn.snapshot.retention.ms";
+  public static final String TXN_MAX_FUTURE_MS = "gstore.txn.max.future.ms";
+  /** The largest commit (its writes, serialized) a transaction may make; larger ones are refused before logging. */
+  public static final String TXN_MAX_COMMIT_BYTES = "gstore.txn.max.commit.bytes";
+  /** Room a WAL record needs besides its writes (group name, leader row, transaction id, field tags). */
+  static final int WAL_RECORD_OVERHEAD_BYTES = 64 << 10;
+  public static final String GROUP_MAX_ID_CHARS = "gstore.group.max.id.chars";
+  public static final String GROUP_MAX_ROW_BYTES = "gstore.group.max.row.bytes";
+  public static final String SHIPPER_DURABILITY = "gstore.shipper.durability";
+  /** Test-only: holds every commit this long before shipping, so a test can crash a server with commits unshipped. */
+  public static final String SHIPPER_DELAY_MS = "gstore.shipper.delay.ms";
+  /** How long a dead server's replayed WAL is kept, so that commits retried across the crash get their outcome. */
+  public static final String RECOVERY_RETAIN_MS = "gstore.recovery.retain.ms";
+  /** How often each server claims T_P and each leader drops what every server persisted (see docs/recovery.md). */
+  public static final String RECOVERY_HEARTBEAT_MS = "gstore.recovery.heartbeat.ms";
+  /**
+   * How long a server declared dead is suspected of still acknowledging shipped writes it cannot persist (a paused
+   * process that has not yet learned of its death): leaders hold what it had not claimed that long, then ship it
+   * again. Must exceed one RPC's timeout ({@code hbase.rpc.timeout}); by default twice that.
+   */
+  public static final String RECOVERY_ZOMBIE_WINDOW_MS = "gstore.recovery.zombie.window.ms";
+  /**
+   * How long major compactions of G-Store regions keep delete markers (HBase's time to purge deletes, raised to
+   * this if lower): a commit shipped again after a newer commit deleted its cells must stay hidden. Longer than any
+   * commit stays unpersisted in a shipper.
+   */
+  public static final String DELETES_RETAIN_MS = "gstore.recovery.deletes.retain.ms";
+  /** Bytes a datagram needs besides a message's group name and two rows (header, HMAC, field tags, ids). */
+  static final int DATAGRAM_OVERHEAD_BYTES = 1_024;
+
+  /** {@link #DELETES_RETAIN_MS}: 24 hours by default. */
+  public static long deletesRetainMillis(Configuration conf) {
+    return longIn(conf, DELETES_RETAIN_MS, 24L * 3_600_000, 0, 365L * 24 * 3_600_000);
+  }
+
+  /** Where every region server keeps its G-Store WAL, in a directory named after the server. */
+  public static org.apache.hadoop.fs.Path walRoot(Configuration conf) throws java.io.IOException {
+    String dir = conf.getTrimmed(WAL_DIR, "");
+    return dir.isEmpty()
+        ? new org.apache.hadoop.fs.Path(org.apache.hadoop.hbase.util.CommonFSUtils.getRootDir(conf), "gstore-wal")
+        : new org.apache.hadoop.fs.Path(dir);
+  }
+
+  /** Reads and validates; {@link IllegalArgumentException} names the offending key. */
+  public static GStoreConfig from(Configuration conf) {
+    byte[] secret = clusterSecret(conf);
+    int maxBytes = intIn(conf, DATAGRAM_MAX_BYTES, 60_000, 1_024, 65_000);
+    ProtocolConfig d = ProtocolConfig.DEFAULTS;
+    long retryInitial = longIn(conf, RETRY_INITIAL_MS, d.retryInitialMillis(), 1, 60_000);
+    long retryMax = longIn(conf, RETRY_MAX_MS, d.retryMaxMillis(), retryInitial, 600_000);
+    ProtocolConfig protocol = new ProtocolConfig(retryInitial, retryMax,
+        intIn(conf, GROUP_MAX_SIZE, d.maxGroupSize(), 1, 100_000), d.uidBlock(),
+        longIn(conf, TOMBSTONE_RETENTION_MS, d.endedRetentionMillis(), 0, Long.MAX_VALUE));
+    int maxIdChars = intIn(conf, GROUP_MAX_ID_CHARS, 256, 1, 4_096);
+    int maxRowBytes = intIn(conf, GROUP_MAX_ROW_BYTES, 4_096, 1, Short.MAX_VALUE - 1_024);
+    // the largest single message (a group's name, its leader row and a member row) must fit one datagram
+    long largestMessage = 4L * maxIdChars + 2L * maxRowBytes + DATAGRAM_OVERHEAD_BYTES;
+    if (largestMessage > maxBytes) {
+      throw new IllegalArgumentException(DATAGRAM_MAX_BYTES + " (" + maxBytes + ") is too small for the largest"
+          + " protocol message that " + GROUP_MAX_ID_CHARS + " and " + GROUP_MAX_ROW_BYTES + " allow ("
+          + largestMessage + " bytes); raise it or lower them");
+    }
+    int[] udpPorts = portRange(conf, UDP_PORT);
+    return new GStoreConfig(
+        secret,
+        conf.getTrimmed(UDP_BIND_ADDRESS, ""),
+        udpPorts[0],
+        udpPorts[1],
+        maxBytes,
+        longIn(conf, DATAGRAM_FRESHNESS_MS, DatagramCodec.DEFAULT_FRESHNESS_MILLIS, 0, 3_600_000),
+        protocol,
+        longIn(conf, ENDPOINT_WAIT_MS, 20_000, 10, 600_000),
+        conf.getTrimmed(WAL_DIR, ""),
+        intIn(conf, WAL_STREAMS, 1, 1, 64),
+        longIn(conf, WAL_ROLL_BYTES, 64L << 20, 1 << 16, 16L << 30),
+        bool(conf, WAL_HSYNC),
+        longIn(conf, SNAPSHOT_RETENTION_MS, 60_000, 0, 3_600_000),
+        longIn(conf, TXN_MAX_FUTURE_MS, 60_000, 0, 3_600_000),
+        // a commit must fit one WAL frame, which the reader caps: a larger one could be logged but never replayed
+        longIn(conf, TXN_MAX_COMMIT_BYTES, 32L << 20, 1_024,
+            org.gstore.common.wal.WalFormat.MAX_PAYLOAD - WAL_RECORD_OVERHEAD_BYTES),
+        maxIdChars,
+        maxRowBytes,
+        durability(conf),
+        longIn(conf, SHIPPER_DELAY_MS, 0, 0, 600_000),
+        longIn(conf, RECOVERY_RETAIN_MS, 600_000, 1_000, 7L * 24 * 3_600_000),
+        longIn(conf, RECOVERY_HEARTBEAT_MS, 5_000, 10, 600_000),
+        longIn(conf, RECOVERY_ZOMBIE_WINDOW_MS,
+            2L * conf.getLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HConstants.DEFAULT_HBASE_RPC_TIMEOUT), 1_000,
+            3_600_000));
+  }
+
+  /**
+   * The cluster secret, from a file only the HBase user can read ({@link #CLUSTER_SECRET_FILE}), or from
+   * {@link #CLUSTER_SECRET} through Hadoop's credential providers (a keystore named by
+   * {@code hadoop.security.credential.provider.path}). A clear-text value in the configuration is refused unless
+   * {@link #CLUSTER_SECRET_ALLOW_CLEAR_TEXT} allows it.
+   */
+  static byte[] clusterSecret(Configuration conf) {
+    String file = conf.getTrimmed(CLUSTER_SECRET_FILE, "");
+    String secret;
+    if (!file.isEmpty()) {
+      if (conf.get(CLUSTER_SECRET) != null) {
+        throw new IllegalArgumentException("set " + CLUSTER_SECRET_FILE + " or " + CLUSTER_SECRET + ", not both");
+      }
+      secret = readSecretFile(Paths.get(file));
+    } else {
+      char[] password;
+      try {
+        password = conf.getPasswordFromCredentialProviders(CLUSTER_SECRET);
+      } catch (IOException e) {
+        throw new IllegalArgumentException(CLUSTER_SECRET + " could not be read from the credential provider: "
+            + e.getMessage(), e);
+      }
+      if (password == null && conf.get(CLUSTER_SECRET) != null) {
+        if (!bool(conf, CLUSTER_SECRET_ALLOW_CLEAR_TEXT)) {
+          throw new IllegalArgumentException(CLUSTER_SECRET + " is set in clear text in the configuration, which is"
+              + " usually handed to clients: any client holding it could mint owner tokens. Put it in a file only"
+              + " the HBase user can read (" + CLUSTER_SECRET_FILE + ") or a credential provider, or set "
+              + CLUSTER_SECRET_ALLOW_CLEAR_TEXT + "=true to accept the risk");
+        }
+        password = conf.get(CLUSTER_SECRET).toCharArray();
+      }
+      secret = password == null ? "" : new String(password);
+    }
+    byte[] bytes = secret.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length < 16) {
+      throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " (or " + CLUSTER_SECRET + ") must hold a shared"
+          + " secret of at least 16 bytes, the same on every region server; it authenticates G-Store datagrams and"
+          + " owner tokens");
+    }
+    return bytes;
+  }
+
+  private static String readSecretFile(Path path) {
+    try {
+      Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(path);
+      if (permissions.contains(PosixFilePermission.OTHERS_READ)
+          || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
+        throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " " + path + " is open to every user ("
+            + PosixFilePermissions.toString(permissions) + "); make it readable by the HBase user only (chmod 600)");
+      }
+      return Files.readString(path, StandardCharsets.UTF_8).trim();
+    } catch (UnsupportedOperationException e) {
+      throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " " + path + " is on a file system without POSIX"
+          + " permissions, so G-Store cannot check who may read it", e);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " " + path + " cannot be read: " + e, e);
+    }
+  }
+
+  /**
+   * A port ({@code 16050}), or a range ({@code 16050-16059}) of which a server takes the first free one, so that
+   * several region servers on one host can share one configuration. 0 (the default) lets the system choose.
+   */
+  private static int[] portRange(Configuration conf, String key) {
+    String raw = conf.getTrimmed(key, "0");
+    String[] ends = raw.split("-", -1);
+    if (ends.length > 2) {
+      throw new IllegalArgumentException(key + " must be a port or a range like 16050-16059, not '" + raw + "'");
+    }
+    Configuration single = new Configuration(false);
+    single.set(key, ends[0]);
+    int first = intIn(single, key, 0, 0, 65_535);
+    if (ends.length == 1) {
+      return new int[] {first, first};
+    }
+    single.set(key, ends[1]);
+    int last = intIn(single, key, 0, 1, 65_535);
+    if (first == 0 || last < first) {
+      throw new IllegalArgumentException(key + " must be a range of ports from low to high, not '" + raw + "'");
+    }
+    return new int[] {first, last};
+  }
+
+  private static int intIn(Configuration conf, String key, int dflt, int min, int max) {
+    return (int) longIn(conf, key, dflt, min, max);
+  }
+
+  private static long longIn(Configuration conf, String key, long dflt, long min, long max) {
+    String raw = conf.getTrimmed(key);
+    if (raw == null || raw.isEmpty()) {
+      return dflt;
+    }
+    long value;
+    try {
+      value = Long.parseLong(raw);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a whole number, not '" + raw + "'");
+    }
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(key + " must be between " + min + " and " + max + ", not " + value);
+    }
+    return value;
+  }
+
+  private static boolean bool(Configuration conf, String key) {
+    String raw = conf.getTrimmed(key, "false");
+    if (!raw.equalsIgnoreCase("true") && !raw.equalsIgnoreCase("false")) {
+      throw new IllegalArgumentException(key + " must be true or false, not '" + raw + "'");
+    }
+    return Boolean.parseBoolean(raw);
+  }
+
+  private static Durability durability(Configuration conf) {
+    String raw = conf.getTrimmed(SHIPPER_DURABILITY, "ASYNC_WAL");
+    try {
+      Durability d = Durability.valueOf(raw.toUpperCase(java.util.Locale.ROOT));
+      // SKIP_WAL would leave shipped commits only in memstores: no WAL sync persists them, so the recovery
+      // could never tell when the G-Store WAL may let them go
+      if (d == Durability.USE_DEFAULT || d == Durability.SKIP_WAL) {
+        throw new IllegalArgumentException();
+      }
+      return d;
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(SHIPPER_DURABILITY + " must be one of ASYNC_WAL, SYNC_WAL, FSYNC_WAL, not '"
+          + raw + "'");
+    }
+  }
+}

@@ -1,0 +1,169 @@
+package org.gstore.coprocessor.metrics;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.hadoop.hbase.metrics.Counter;
+import org.apache.hadoop.hbase.metrics.Gauge;
+import org.apache.hadoop.hbase.metrics.MetricRegistry;
+import org.gstore.common.protocol.ProtocolStats;
+import org.gstore.common.wire.DatagramRejectedException.Reason;
+import org.gstore.coprocessor.concurrent.BatchingThread;
+import org.gstore.recovery.ShipmentLedger;
+
+/**
+ * G-Store's region-server metrics, in the registry HBase gives coprocessors: exported through Hadoop metrics2, so
+ * they appear in the region server's JMX under {@code Coprocessor.Region.CP_org.gstore.coprocessor.GStoreRegionCoprocessor}.
+ */
+public final class GStoreMetrics {
+  private final Counter datagramsSent;
+  private final Counter datagramsReceived;
+  private final Map<Reason, Counter> datagramsDropped = new EnumMap<>(Reason.class);
+  private final Counter stateWrites;
+  private final Counter stateWriteFailures;
+  private final org.apache.hadoop.hbase.metrics.Histogram stateWriteMicros;
+  private final Counter txnCommits;
+  private final Counter txnConflicts;
+  private final org.apache.hadoop.hbase.metrics.Histogram txnCommitMicros;
+  private final Counter regionCloseShippingWaits;
+  private final Counter walRecoveries;
+  private final Counter commitsReplayed;
+  private final Counter commitsReplaySkipped;
+  private final Counter recoveryMillis;
+  private final Counter regionStateLoads;
+
+  public GStoreMetrics(MetricRegistry registry) {
+    datagramsSent = registry.counter("datagramsSent");
+    datagramsReceived = registry.counter("datagramsReceived");
+    for (Reason r : Reason.values()) {
+      datagramsDropped.put(r, registry.counter("datagramsDropped" + camel(r.name())));
+    }
+    stateWrites = registry.counter("stateWrites");
+    stateWriteFailures = registry.counter("stateWriteFailures");
+    stateWriteMicros = registry.histogram("stateWriteLatencyMicros");
+    txnCommits = registry.counter("txnCommits");
+    txnConflicts = registry.counter("txnConflicts");
+    txnCommitMicros = registry.histogram("txnCommitLatencyMicros");
+    regionCloseShippingWaits = registry.counter("regionCloseShippingWaits");
+    walRecoveries = registry.counter("walRecoveries");
+    commitsReplayed = registry.counter("commitsReplayed");
+    commitsReplaySkipped = registry.counter("commitsReplaySkipped");
+    recoveryMillis = registry.counter("recoveryMillis");
+    regionStateLoads = registry.counter("regionStateLoads");
+  }
+
+  /** A region's group state was loaded (once per region opened with G-Store). */
+  public void regionStateLoaded() {
+    regionStateLoads.increment();
+  }
+
+  /** A recovery pass ended: dead servers' WALs it replayed, commits written and skipped, time taken. */
+  public void recovered(org.gstore.recovery.hbase.WalRecovery.Pass pass) {
+    if (pass.serversRecovered() > 0) {
+      walRecoveries.increment(pass.serversRecovered());
+      commitsReplayed.increment(pass.commitsReplayed());
+      commitsReplaySkipped.increment(pass.commitsSkipped());
+      recoveryMillis.increment(pass.millis());
+    }
+  }
+
+  /** A closing leader region waited another endpoint wait for its groups' commits to be shipped. */
+  public void closeWaitedForShipping() {
+    regionCloseShippingWaits.increment();
+  }
+
+  /** A transaction committed; {@code nanos} from validation to acknowledgement (WAL sync included). */
+  public void committed(long nanos) {
+    txnCommits.increment();
+    txnCommitMicros.update(nanos / 1_000);
+  }
+
+  public void conflicted() {
+    txnConflicts.increment();
+  }
+
+  /**
+   * What the gauges read: the region server's current G-Store server. A registry keeps the first gauge
+   * registered under a name, and a server is recreated when its region server closes its last G-Store region and
+   * opens another, so gauges are registered once per registry and read through this.
+   */
+  public static final class Sources {
+    public volatile Supplier<ProtocolStats> stats = ProtocolStats::new;
+    public volatile Supplier<Long> retryTimeoutMillis = () -> 0L;
+    public volatile Supplier<Integer> groupsLed = () -> 0;
+    public volatile Supplier<Integer> fencedRows = () -> 0;
+    public volatile Supplier<Integer> deletesHeld = () -> 0;
+    public volatile ShipmentLedger shipper;
+    public volatile org.gstore.recovery.PersistenceHeartbeat heartbeat;
+    /** How many files the shared WAL has. */
+    public volatile Supplier<Long> walFiles = () -> 0L;
+  }
+
+  private static final Map<MetricRegistry, Sources> SOURCES = new java.util.concurrent.ConcurrentHashMap<>();
+  /** T_F gets a gauge for each of the first this many WAL streams (gstore.wal.streams is at most 64). */
+  /** The gauges' sources for {@code registry}; the caller points them at its server. */
+  public static Sources gauges(MetricRegistry registry) {
+    return SOURCES.computeIfAbsent(registry, r -> {
+      Sources s = new Sources();
+      gauge(r, "groupsLed", () -> (long) s.groupsLed.get());
+      gauge(r, "rowsFenced", () -> (long) s.fencedRows.get());
+      gauge(r, "deletesAwaitingShipment", () -> (long) s.deletesHeld.get());
+      gauge(r, "groupsCreated", () -> s.stats.get().groupsCreated());
+      gauge(r, "groupsFailed", () -> s.stats.get().groupsFailed());
+      gauge(r, "groupsDeleted", () -> s.stats.get().groupsDeleted());
+      gauge(r, "protocolMessagesSent", () -> s.stats.get().messagesSent());
+      gauge(r, "protocolMessagesRetried", () -> s.stats.get().messagesRetried());
+      gauge(r, "protocolRetryTimeoutMillis", () -> s.retryTimeoutMillis.get());
+      gauge(r, "protocolMessagesUnroutable", () -> s.stats.get().messagesUnroutable());
+      gauge(r, "protocolNotMineReceived", () -> s.stats.get().notMineReceived());
+      gauge(r, "shipperLagRecords", () -> s.shipper == null ? 0L : s.shipper.pendingCount());
+      gauge(r, "shipperQuarantined", () -> s.shipper == null ? 0L : s.shipper.quarantinedCount());
+      gauge(r, "workerFailures", BatchingThread::failures);
+      gauge(r, "shipperLagMillis", () -> s.shipper == null ? 0L : s.shipper.lagMillis(System.currentTimeMillis()));
+      gauge(r, "shipperShippedThrough", () -> s.shipper == null ? -1L : s.shipper.shippedThrough());
+      gauge(r, "shipperPersistedThrough", () -> s.heartbeat == null ? -1L : s.heartbeat.persistedThrough());
+      gauge(r, "shipperUnpersisted", () -> s.shipper == null ? 0L : s.shipper.unpersistedCount());
+      gauge(r, "shipperShippedAgain", () -> s.shipper == null ? 0L : s.shipper.shippedAgainCount());
+      gauge(r, "shipperPersistedOnDrain", () -> s.shipper == null ? 0L : s.shipper.persistedOnDrainCount());
+      gauge(r, "persistenceHeartbeatFailures", () -> s.heartbeat == null ? 0L : s.heartbeat.failures());
+      gauge(r, "serverDeathsSeen", () -> s.heartbeat == null ? 0L : s.heartbeat.deathsSeen());
+      gauge(r, "walFiles", () -> s.walFiles.get());
+      gauge(r, "walFilesDeleted", () -> s.heartbeat == null ? 0L : s.heartbeat.walFilesDeleted());
+      return s;
+    });
+  }
+
+  private static void gauge(MetricRegistry registry, String name, Supplier<Long> value) {
+    registry.register(name, (Gauge<Long>) value::get);
+  }
+
+  public void datagramSent() {
+    datagramsSent.increment();
+  }
+
+  public void datagramReceived() {
+    datagramsReceived.increment();
+  }
+
+  public void datagramDropped(Reason reason) {
+    datagramsDropped.get(reason).increment();
+  }
+
+  /** A batch of protocol state became durable, {@code nanos} after the writer started on it. */
+  public void stateWritten(long nanos) {
+    stateWrites.increment();
+    stateWriteMicros.update(nanos / 1_000);
+  }
+
+  public void stateWriteFailed() {
+    stateWriteFailures.increment();
+  }
+
+  private static String camel(String upper) {
+    StringBuilder sb = new StringBuilder();
+    for (String part : upper.toLowerCase().split("_")) {
+      sb.append(Character.toUpperCase(part.charAt(0))).append(part.substring(1));
+    }
+    return sb.toString();
+  }
+}

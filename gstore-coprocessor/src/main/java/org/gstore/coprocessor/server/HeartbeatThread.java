@@ -1,0 +1,41 @@
+package org.gstore.coprocessor.server;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the persistence heartbeat every period on a thread of its own, from {@link #start()} to {@link #stop()}. */
+final class HeartbeatThread {
+  private final Runnable heartbeat;
+  private final long periodMillis;
+  private final ScheduledExecutorService thread;
+
+  HeartbeatThread(Runnable heartbeat, long periodMillis, ThreadFactory threads) {
+    this.heartbeat = heartbeat;
+    this.periodMillis = periodMillis;
+    this.thread = Executors.newSingleThreadScheduledExecutor(threads);
+  }
+
+  void start() {
+    thread.scheduleWithFixedDelay(heartbeat, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops the heartbeat: no beat starts any more, and a beat running is interrupted. */
+  void stop() {
+    thread.shutdownNow();
+  }
+
+  /**
+   * Whether no beat runs any more (a beat still running could publish a claim after the server unregistered);
+   * waits at most 10 s.
+   */
+  boolean awaitStopped() {
+    try {
+      return thread.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+package org.gstore.coprocessor.server;
+
+import java.io.Closeable;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.regionserver.Region;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.Step;
+import org.gstore.coprocessor.metrics.GStoreMetrics;
+import org.gstore.coprocessor.txn.TransactionManager;
+import org.gstore.recovery.hbase.WalFiles;
+import org.gstore.recovery.hbase.WalRecovery;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * G-Store regions opening and closing on one region server. A region that opens goes through three steps, each only
+ * while it stays open: its rows' protocol state is read and its grouped rows fenced (from then on writes are checked
+ * against the fence, and a replay can write through it); the WAL of every region server HBase has declared dead is
+ * replayed (its groups may be led from this region, and must not serve from a state that misses acknowledged
+ * commits); then the state is read again (a zombie of the region's last host may have written some before its log
+ * was fenced, never after: see {@link StepWriter}) and the engine serves the region's rows. Writes wait for the
+ * first step, G-Store calls for the last. A region that closes stops serving and drains what was decided about it.
+ *
+ * <p>Threads: state is read on a loader thread and recovery runs on a recovery thread, so that a region that must
+ * wait for either never holds the protocol thread, and one region waiting for recovery never holds another.
+ */
+final class RegionLifecycle implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(RegionLifecycle.class);
+
+  private final StateTables tables;
+  private final HostedRegions hosted;
+  private final ProtocolRuntime runtime;
+  private final WalRecovery recovery;
+  private final TransactionManager transactions;
+  private final GStoreMetrics metrics;
+  private final BooleanSupplier serverStopping;
+  private final BooleanSupplier crashed;
+  private final Set<String> open = ConcurrentHashMap.newKeySet();
+  private final ExecutorService loaderThread;
+  /** Runs recovery passes, one region's at a time; a region that must wait is tried again later, not held. */
+  private final ScheduledExecutorService recoveryThread;
+  private volatile boolean closed;
+
+  /**
+   * @param serverStopping whether the region server stops as a whole (every region closes, none reopens here)
+   * @param crashed whether G-Store stopped here as if killed: a closing region then drains nothing
+   */
+  RegionLifecycle(StateTables tables, HostedRegions hosted, ProtocolRuntime runtime, WalRecovery recovery,
+      TransactionManager transactions, GStoreMetrics metrics, BooleanSupplier serverStopping,
+      BooleanSupplier crashed, ThreadFactory loaderThreads, ThreadFactory recoveryThreads) {
+    this.tables = tables;
+    this.hosted = hosted;
+    this.runtime = runtime;
+    this.recovery = recovery;
+    this.transactions = transactions;
+    this.metrics = metrics;
+    this.serverStopping = serverStopping;
+    this.crashed = crashed;
+    this.loaderThread = Executors.newSingleThreadExecutor(loaderThreads);
+    this.recoveryThread = Executors.newSingleThreadScheduledExecutor(recoveryThreads);
+  }
+
+  /** A G-Store region opened here: it serves once its state is loaded and no dead server's log is unreplayed. */
+  void opened(Region region) {
+    open.add(region.getRegionInfo().getEncodedName());
+    runtime.engine().thenAcceptAsync(e -> load(region), loaderThread);
+  }
+
+  /** Whether {@code key} is in a region open here (not closing). */
+  boolean serves(Key key) {
+    Region region = hosted.regionOf(key);
+    return region != null && open.contains(region.getRegionInfo().getEncodedName());
+  }
+
+  private boolean isOpen(RegionInfo info) {
+    return !closed && open.contains(info.getEncodedName());
+  }
+
+  private void load(Region region) {
+    RegionInfo info = region.getRegionInfo();
+    long backoff = Backoff.FIRST_MILLIS;
+    while (isOpen(info)) {
+      try {
+        StateTables.Loaded state = tables.load(info.getTable().getNameAsString(), info.getStartKey(),
+            info.getEndKey());
+        runtime.input(engine -> {
+          if (open.contains(info.getEncodedName())) {
+            state.owners().forEach(o -> hosted.fence(o.key(), o.group()));
+            hosted.markWritable(info);
+          }
+          return Step.NOTHING;
+        });
+        metrics.regionStateLoaded();
+        recoveryThread.execute(() -> serveAfterRecovery(region, Backoff.FIRST_MILLIS));
+        return;
+      } catch (java.io.IOException | RuntimeException e) { // the region must not wait on a task that ended
+        LOG.info("cannot load G-Store state of {} yet ({}); retrying", info.getRegionNameAsString(), e.toString());
+        Backoff.sleep(backoff);
+        backoff = Backoff.next(backoff);
+      }
+    }
+  }
+
+  /**
+   * Serves the region once no log that may hold its groups is left unreplayed. A region that must wait is tried
+   * again after {@code backoff} as a new task, so that regions opening behind it on this server are not held too.
+   */
+  private void serveAfterRecovery(Region region, long backoff) {
+    RegionInfo info = region.getRegionInfo();
+    if (!isOpen(info)) {
+      return;
+    }
+    StateTables.Loaded state;
+    try {
+      WalRecovery.Pass pass = recovery.recoverDeadServers(k -> HostedRegions.contains(info, k));
+      metrics.recovered(pass);
+      // read again now that every dead server's log is fenced: a zombie of the region's last host may have written
+      // state since the first read, but none after the fence that it let out (StepWriter checks it)
+      state = tables.load(info.getTable().getNameAsString(), info.getStartKey(), info.getEndKey());
+    } catch (Throwable e) { // NOPMD: the region must not wait forever on a task that died
+      if (e instanceof WalFiles.CorruptWalException) {
+        LOG.error("{}; {} waits for an operator", e.getMessage(), info.getRegionNameAsString());
+      } else {
+        LOG.warn("G-Store cannot replay the WAL of dead servers yet ({}); {} waits for it", e.toString(),
+            info.getRegionNameAsString());
+      }
+      try {
+        recoveryThread.schedule(() -> serveAfterRecovery(region, Backoff.next(backoff)), backoff,
+            TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException stopping) {
+        // G-Store is stopping here: the region's next host recovers
+      }
+      return;
+    }
+    runtime.input(engine -> {
+      if (!open.contains(info.getEncodedName())) {
+        return Step.NOTHING; // closed while loading
+      }
+      hosted.refence(info, state.owners());
+      hosted.markReady(region);
+      engine.load(state.groups(), state.owners(), ProtocolRuntime.now());
+      LOG.debug("G-Store loaded {} groups and {} grouped rows of {}", state.groups().size(),
+          state.owners().size(), info.getRegionNameAsString());
+      return Step.NOTHING;
+    });
+  }
+
+  /**
+   * A G-Store region is closing: stop serving its keys and wait until every decision already taken about them is
+   * durable, so that the region's next host loads all of it. Acts once per region: a later call (the coprocessor's
+   * stop, after its preClose) must not touch the keys, which daughters of a split may already serve.
+   */
+  void closing(RegionInfo info) {
+    if (crashed.getAsBoolean() || !open.remove(info.getEncodedName())) {
+      return; // a crashed server drains nothing: what it did not ship is in its WAL
+    }
+    transactions.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);
+    try {
+      runtime.unload(k -> HostedRegions.contains(info, k), () -> hosted.remove(info)).get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("G-Store state of closing region {} not drained: {}", info.getRegionNameAsString(), e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    loaderThread.shutdownNow();
+    recovery.close();
+    recoveryThread.shutdownNow();
+  }
+}

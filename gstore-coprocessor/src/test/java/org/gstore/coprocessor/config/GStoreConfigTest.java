@@ -1,0 +1,127 @@
+package org.gstore.coprocessor.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.apache.hadoop.conf.Configuration;
+import org.gstore.coprocessor.server.TableGuard;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(10)
+class GStoreConfigTest {
+  private static Configuration valid() {
+    Configuration conf = new Configuration(false);
+    conf.set(GStoreConfig.CLUSTER_SECRET, "sixteen-bytes-or-more");
+    conf.set(GStoreConfig.CLUSTER_SECRET_ALLOW_CLEAR_TEXT, "true");
+    return conf;
+  }
+
+  @Test
+  void aClearTextSecretInTheConfigurationIsRefusedUnlessExplicitlyAllowed() {
+    Configuration conf = new Configuration(false);
+    conf.set(GStoreConfig.CLUSTER_SECRET, "sixteen-bytes-or-more");
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(GStoreConfig.CLUSTER_SECRET_FILE)
+        .hasMessageContaining(GStoreConfig.CLUSTER_SECRET_ALLOW_CLEAR_TEXT);
+    conf.set(GStoreConfig.CLUSTER_SECRET_ALLOW_CLEAR_TEXT, "true");
+    assertThat(new String(GStoreConfig.from(conf).clusterSecret(), StandardCharsets.UTF_8))
+        .isEqualTo("sixteen-bytes-or-more");
+  }
+
+  @Test
+  void defaultsApplyWhenOnlyTheSecretIsSet() {
+    GStoreConfig c = GStoreConfig.from(valid());
+    assertThat(c.udpPort()).isZero();
+    assertThat(c.protocol().retryInitialMillis()).isEqualTo(20);
+    assertThat(c.protocol().maxGroupSize()).isEqualTo(1_000);
+    assertThat(c.protocol().endedRetentionMillis()).isEqualTo(600_000);
+  }
+
+  @Test
+  void udpPortTakesOnePortOrARange() {
+    Configuration conf = valid();
+    conf.set(GStoreConfig.UDP_PORT, "16050");
+    assertThat(GStoreConfig.from(conf).udpPort()).isEqualTo(16050);
+    assertThat(GStoreConfig.from(conf).udpPortLast()).isEqualTo(16050);
+    conf.set(GStoreConfig.UDP_PORT, " 16050-16059 ");
+    assertThat(GStoreConfig.from(conf).udpPort()).isEqualTo(16050);
+    assertThat(GStoreConfig.from(conf).udpPortLast()).isEqualTo(16059);
+    for (String bad : new String[] {"16059-16050", "0-10", "16050-", "1-2-3", "port", "70000"}) {
+      conf.set(GStoreConfig.UDP_PORT, bad);
+      assertThatThrownBy(() -> GStoreConfig.from(conf)).as(bad)
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(GStoreConfig.UDP_PORT);
+    }
+  }
+
+  @Test
+  void missingOrShortSecretFailsNamingTheKey() {
+    assertThatThrownBy(() -> GStoreConfig.from(new Configuration(false)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(GStoreConfig.CLUSTER_SECRET);
+    Configuration conf = valid();
+    conf.set(GStoreConfig.CLUSTER_SECRET, "short");
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining("at least 16 bytes");
+  }
+
+  @Test
+  void theSecretFileMustBeClosedToOtherUsers(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("gstore.secret");
+    Files.writeString(file, "  a secret read from a file  \n");
+    Configuration conf = new Configuration(false);
+    conf.set(GStoreConfig.CLUSTER_SECRET_FILE, file.toString());
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining(GStoreConfig.CLUSTER_SECRET_FILE)
+        .hasMessageContaining("chmod 600");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    assertThat(new String(GStoreConfig.from(conf).clusterSecret(), StandardCharsets.UTF_8))
+        .isEqualTo("a secret read from a file");
+    conf.set(GStoreConfig.CLUSTER_SECRET, "sixteen-bytes-or-more");
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining("not both");
+  }
+
+  @Test
+  void limitsThatAllowAMessageLargerThanADatagramFailStartUp() {
+    Configuration conf = valid();
+    conf.set(GStoreConfig.DATAGRAM_MAX_BYTES, "4000");
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining(GStoreConfig.DATAGRAM_MAX_BYTES)
+        .hasMessageContaining(GStoreConfig.GROUP_MAX_ROW_BYTES);
+    conf.set(GStoreConfig.GROUP_MAX_ROW_BYTES, "512");
+    assertThat(GStoreConfig.from(conf).maxRowBytes()).isEqualTo(512);
+  }
+
+  @Test
+  void badNumbersFailNamingTheKeyAndTheValue() {
+    Configuration conf = valid();
+    conf.set(GStoreConfig.GROUP_MAX_SIZE, "lots");
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining(GStoreConfig.GROUP_MAX_SIZE)
+        .hasMessageContaining("'lots'");
+    Configuration range = valid();
+    range.set(GStoreConfig.UDP_PORT, "70000");
+    assertThatThrownBy(() -> GStoreConfig.from(range)).hasMessageContaining(GStoreConfig.UDP_PORT)
+        .hasMessageContaining("70000");
+    Configuration backwards = valid();
+    backwards.set(GStoreConfig.RETRY_INITIAL_MS, "500");
+    backwards.set(GStoreConfig.RETRY_MAX_MS, "100");
+    assertThatThrownBy(() -> GStoreConfig.from(backwards)).hasMessageContaining(GStoreConfig.RETRY_MAX_MS);
+  }
+
+  @Test
+  void clusterWideInstallationIsRecognisedInEitherKeyWithPriorityAndPath() {
+    Configuration conf = new Configuration(false);
+    conf.set("hbase.coprocessor.user.region.classes",
+        "com.example.Other, " + GStoreConfig.REGION_COPROCESSOR + "|1073741823");
+    assertThat(TableGuard.lists(conf, "hbase.coprocessor.user.region.classes")).isTrue();
+    assertThat(TableGuard.lists(conf, "hbase.coprocessor.region.classes")).isFalse();
+  }
+
+  @Test
+  void theCoprocessorsNameIsTheClassOperatorsInstall() {
+    assertThat(GStoreConfig.REGION_COPROCESSOR)
+        .isEqualTo(org.gstore.coprocessor.GStoreRegionCoprocessor.class.getName());
+  }
+}

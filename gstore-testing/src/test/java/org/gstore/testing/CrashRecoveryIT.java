@@ -1,0 +1,297 @@
+package org.gstore.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.CommonFSUtils;
+import org.awaitility.Awaitility;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.GroupSpec;
+import org.gstore.client.KeyGroup;
+import org.gstore.common.RowGroupedException;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
+import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
+import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
+import org.gstore.common.wire.generated.GStoreProtos.GStoreTxnService;
+import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
+import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
+import org.gstore.coprocessor.config.GStoreConfig;
+import org.gstore.recovery.LogId;
+import org.gstore.recovery.hbase.WalRecovery;
+import org.gstore.recovery.hbase.WalFiles;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A region server crashes (as kill -9 would: {@link GStoreMiniCluster#crashRegionServer}) holding acknowledged
+ * commits it has not shipped: every commit is held 5 s in the shipper, so the crash finds them all in the WAL only.
+ * The group serves again at its leader region's next host, from a state that has every acknowledged commit (the
+ * dead server's WAL is replayed before), a commit retried across the crash gets its first outcome, and after the
+ * group is deleted plain HBase reads see every commit with its original timestamp. Runs its own cluster.
+ */
+class CrashRecoveryIT {
+  private static final TableName BANK = TableName.valueOf("crash_bank");
+  private static final long OPENING_BALANCE = 1_000;
+  private static GStoreMiniCluster cluster;
+  private static GStoreClient client;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = GStoreMiniCluster.start(3, Map.of(GStoreConfig.SHIPPER_DELAY_MS, "5000"));
+    client = GStoreClient.create(cluster.getConfiguration());
+    cluster.createTable(BANK, new byte[][] {Accounts.CF}, TestRows.splits(3)).close();
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    client.close();
+    cluster.close();
+  }
+
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void aLeaderCrashLosesNoAcknowledgedCommitAndARetriedCommitGetsItsFirstOutcome() throws Exception {
+    List<byte[]> rows = TestRows.rows(0, 10); // over the three regions
+    openAccounts(rows);
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("survivor").leader(BANK, rows.get(0))
+        .members(BANK, rows).build());
+    // transfers between rows of different regions: a recovery that replays only some rows would tear them
+    for (int n = 1; n <= 6; n++) {
+      transfer(g, rows.get(n % 10), rows.get((n * 3 + 1) % 10), 10L * n);
+    }
+    // one more commit through the raw endpoint, to retry it byte for byte after the crash
+    CommitRequest lastCommit = CommitRequest.newBuilder().setName("survivor").setLeader(key(rows.get(0)))
+        .setTxnId("retried-across-the-crash").addWrites(RowWriteProto.newBuilder().setKey(key(rows.get(9)))
+            .addColumns(ColumnProto.newBuilder().setFamily(ByteString.copyFrom(Accounts.CF))
+                .setQualifier(ByteString.copyFromUtf8("note")).setValue(ByteString.copyFromUtf8("last"))))
+        .build();
+    CommitResponse first = commitRaw(rows.get(0), lastCommit);
+    assertThat(first.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
+    Map<String, Long> acknowledged = balancesInGroup(g, rows);
+
+    ServerName dead = cluster.crashRegionServer(serverIndexHosting(rows.get(0)));
+
+    // the dead server's WAL held them all: nothing was shipped on its way down
+    FileSystem fs = cluster.getTestingUtility().getTestFileSystem();
+    Path walRoot = new Path(CommonFSUtils.getRootDir(cluster.getConfiguration()), "gstore-wal");
+
+    // the group serves again at the leader region's next host, with every acknowledged commit
+    assertThat(balancesInGroup(g, rows)).isEqualTo(acknowledged);
+    assertThat(recoveredRecords(fs, walRoot, dead)).filteredOn(r -> r.getGroup().getName().equals("survivor"))
+        .extracting(WalRecordProto::getTxnId).contains("retried-across-the-crash").hasSize(7);
+    assertThat(fs.listStatus(walRoot)).extracting(d -> d.getPath().getName())
+        .filteredOn(name -> LogId.serverOf(name).equals(dead.getServerName()) && !name.contains(WalRecovery.RECOVERED))
+        .as("fenced and replayed").isEmpty();
+    // a commit retried across the crash gets its first outcome, not a second application or a false conflict
+    CommitResponse retried = commitRaw(rows.get(0), lastCommit);
+    assertThat(retried.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
+    assertThat(retried.getCommitTs()).isEqualTo(first.getCommitTs());
+    // rows stay fenced across the crash
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      assertThatThrownBy(() -> table.put(Accounts.balance(rows.get(3), -1)))
+          .isInstanceOf(RowGroupedException.class);
+      transfer(g, rows.get(1), rows.get(2), 1);
+      g.delete();
+      // after the delete, plain HBase reads see every commit, the retried one with its original timestamp
+      long total = 0;
+      for (byte[] row : rows) {
+        total += Accounts.balance(table.get(new Get(row)));
+      }
+      assertThat(total).isEqualTo(OPENING_BALANCE * rows.size());
+      Cell note = table.get(new Get(rows.get(9))).getColumnLatestCell(Accounts.CF, Bytes.toBytes("note"));
+      assertThat(note).isNotNull();
+      assertThat(note.getTimestamp()).isEqualTo(first.getCommitTs());
+    }
+    cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer(); // back to three for the next test
+  }
+
+  /**
+   * Measures, in one run, how long after a leader's crash HBase serves the leader region's rows again (a plain
+   * {@code Get} of an ungrouped row of that region) and how long until the group commits again (replay included),
+   * polled side by side from the moment of the crash. Prints both for docs/recovery.md.
+   */
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void aGroupCommitsAgainSoonAfterHBaseServesItsLeaderRegionAgain() throws Exception {
+    List<byte[]> rows = TestRows.rows(100, 10);
+    byte[] probe = TestRows.row(110); // same bucket as the leader row, so the same region; never grouped
+    openAccounts(rows);
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      table.put(Accounts.balance(probe, 0));
+    }
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("timed").leader(BANK, rows.get(0))
+        .members(BANK, rows).build());
+    for (int n = 1; n <= 20; n++) {
+      transfer(g, rows.get(n % 10), rows.get((n + 3) % 10), n);
+    }
+    java.util.concurrent.ExecutorService pollers = java.util.concurrent.Executors.newFixedThreadPool(2);
+    int leaderIndex = serverIndexHosting(rows.get(0));
+    ServerName leaderHost = hostOf(rows.get(0));
+    long crashedAt = System.nanoTime();
+    var hbaseBack = pollers.submit(() -> millisUntil(crashedAt, () -> {
+      try (Table table = cluster.getConnection().getTable(BANK)) {
+        table.get(new Get(probe));
+        return !hostOf(probe).equals(leaderHost); // served by the region's next host
+      }
+    }));
+    var gstoreBack = pollers.submit(() -> millisUntil(crashedAt, () -> {
+      transfer(g, rows.get(1), rows.get(2), 1);
+      return !hostOf(rows.get(0)).equals(leaderHost);
+    }));
+    cluster.crashRegionServer(leaderIndex);
+    long hbaseMillis = hbaseBack.get(2, TimeUnit.MINUTES);
+    long gstoreMillis = gstoreBack.get(2, TimeUnit.MINUTES);
+    pollers.shutdownNow();
+    System.out.printf("recovery time: HBase served the leader region again after %d ms, the group committed again"
+        + " after %d ms (G-Store adds %d ms)%n", hbaseMillis, gstoreMillis, gstoreMillis - hbaseMillis);
+    assertThat(balancesInGroup(g, rows).values().stream().mapToLong(Long::longValue).sum())
+        .isEqualTo(OPENING_BALANCE * rows.size());
+    cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer();
+  }
+
+  /**
+   * A delete writes its {@code DELETING} record while the group's last commits are still on their way to HBase (here
+   * held 5 s by the shipper), but releases no row before they are there: a group that takes the rows over must load
+   * every commit of the deleted one. Another client tries to group the rows all along, and whenever it succeeds it
+   * must read the balances the deleted group committed, never the opening ones.
+   */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aDeletedGroupsRowsAreReleasedOnlyOnceItsCommitsAreInHBase() throws Exception {
+    List<byte[]> rows = TestRows.rows(200, 6); // over the three regions
+    openAccounts(rows);
+    KeyGroup deleted = client.createGroup(GroupSpec.builder().id("leaving").leader(BANK, rows.get(0))
+        .members(BANK, rows).build());
+    for (int n = 1; n < rows.size(); n++) {
+      transfer(deleted, rows.get(n), rows.get(0), n); // unshipped for 5 s
+    }
+    Map<String, Long> committed = balancesInGroup(deleted, rows);
+    assertThat(committed).isNotEqualTo(balancesInHBase(rows));
+
+    var deleting = java.util.concurrent.CompletableFuture.runAsync(() -> {
+      try {
+        deleted.delete();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    KeyGroup next = null;
+    int refusals = 0;
+    while (next == null) { // every row of the group is refused until the delete releases it
+      try {
+        next = client.createGroup(GroupSpec.builder().id("arriving").leader(BANK, rows.get(1))
+            .members(BANK, rows).build());
+      } catch (org.gstore.client.GroupCreationException held) {
+        refusals++;
+      }
+    }
+    assertThat(balancesInGroup(next, rows)).as("the new group loads every commit of the deleted one")
+        .isEqualTo(committed);
+    deleting.get(1, TimeUnit.MINUTES);
+    assertThat(refusals).as("rows refused while the deleted group's commits were being shipped").isPositive();
+    next.delete();
+    assertThat(balancesInHBase(rows)).isEqualTo(committed);
+  }
+
+  private static void openAccounts(List<byte[]> rows) throws Exception {
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      for (byte[] row : rows) {
+        table.put(Accounts.balance(row, OPENING_BALANCE));
+      }
+    }
+  }
+
+  private static Map<String, Long> balancesInHBase(List<byte[]> rows) throws Exception {
+    Map<String, Long> balances = new java.util.TreeMap<>();
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      for (byte[] row : rows) {
+        balances.put(Bytes.toString(row), Accounts.balance(table.get(new Get(row))));
+      }
+    }
+    return balances;
+  }
+
+  /** Milliseconds from {@code since} until {@code served} first holds without throwing, polled every 20 ms. */
+  private static long millisUntil(long since, java.util.concurrent.Callable<Boolean> served) {
+    Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(20)).until(() -> {
+      try {
+        return served.call();
+      } catch (Exception notYet) {
+        return false;
+      }
+    });
+    return (System.nanoTime() - since) / 1_000_000;
+  }
+
+  /** Where the client's last call for {@code row} went: its cached location, not a fresh lookup. */
+  private static ServerName hostOf(byte[] row) throws java.io.IOException {
+    try (RegionLocator locator = cluster.getConnection().getRegionLocator(BANK)) {
+      return locator.getRegionLocation(row, false).getServerName();
+    }
+  }
+
+  private static void transfer(KeyGroup g, byte[] from, byte[] to, long amount) throws Exception {
+    Accounts.transfer(g, BANK, from, to, amount);
+  }
+
+  private static Map<String, Long> balancesInGroup(KeyGroup g, List<byte[]> rows) throws Exception {
+    return g.transact(txn -> {
+      Map<String, Long> balances = new java.util.TreeMap<>();
+      for (byte[] row : rows) {
+        balances.put(Bytes.toString(row), Accounts.balance(txn.get(BANK, new Get(row))));
+      }
+      return balances;
+    });
+  }
+
+  private static List<WalRecordProto> recoveredRecords(FileSystem fs, Path walRoot, ServerName dead)
+      throws Exception {
+    List<WalRecordProto> records = new ArrayList<>();
+    for (FileStatus dir : fs.listStatus(walRoot)) {
+      String name = dir.getPath().getName();
+      int recovered = name.indexOf(WalRecovery.RECOVERED);
+      if (recovered > 0 && LogId.serverOf(name.substring(0, recovered)).equals(dead.getServerName())) {
+        for (Path file : WalFiles.files(fs, dir.getPath())) {
+          records.addAll(WalFiles.read(fs, file).records());
+        }
+      }
+    }
+    return records;
+  }
+
+  private static int serverIndexHosting(byte[] row) throws Exception {
+    return TestRegions.serverIndex(cluster, TestRegions.hostOf(cluster, BANK, row));
+  }
+
+  private static CommitResponse commitRaw(byte[] leader, CommitRequest request) throws Exception {
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      return GStoreTxnService.newBlockingStub(table.coprocessorService(leader)).commit(null, request);
+    }
+  }
+
+  private static KeyProto key(byte[] row) {
+    return KeyProto.newBuilder().setTable(BANK.getNameAsString()).setRow(ByteString.copyFrom(row)).build();
+  }
+}

@@ -1,0 +1,93 @@
+package org.gstore.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.HFileTestUtil;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.GroupSpec;
+import org.gstore.client.KeyGroup;
+import org.gstore.coprocessor.GStoreRegionCoprocessor;
+import org.gstore.testing.junit.WithMiniCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Operations that bypass the fence (bulk loads) or would take grouped rows away (dropping the table, its families
+ * or G-Store) are refused while groups hold rows, and allowed again once the groups are deleted.
+ */
+@WithMiniCluster(regionServers = 3)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class SchemaFencingIT {
+  private static final byte[] CF = Bytes.toBytes("f");
+  private static final byte[] EXTRA = Bytes.toBytes("extra");
+
+  @Test
+  void schemaChangesThatWouldUnfenceGroupedRowsAreRefusedUntilTheGroupsAreDeleted(GStoreMiniCluster cluster)
+      throws Exception {
+    TableName name = TableName.valueOf("schema_guarded");
+    try (Table table = cluster.createTable(name, new byte[][] {CF, EXTRA}, TestRows.splits(3));
+        GStoreClient client = GStoreClient.create(cluster.getConnection());
+        Admin admin = cluster.getConnection().getAdmin()) {
+      KeyGroup g = client.createGroup(GroupSpec.builder().id("guarded").leader(name, TestRows.row(1))
+          .member(name, TestRows.row(5)).build());
+      TableDescriptor current = admin.getDescriptor(name);
+
+      assertThatThrownBy(() -> admin.deleteColumnFamily(name, EXTRA)).hasMessageContaining("guarded");
+      TableDescriptor withoutGStore = TableDescriptorBuilder.newBuilder(current)
+          .removeCoprocessor(GStoreRegionCoprocessor.class.getName()).build();
+      assertThatThrownBy(() -> admin.modifyTable(withoutGStore)).hasMessageContaining("guarded");
+      admin.disableTable(name);
+      assertThatThrownBy(() -> admin.truncateTable(name, true)).hasMessageContaining("guarded");
+      assertThatThrownBy(() -> admin.deleteTable(name)).hasMessageContaining("guarded");
+      admin.enableTable(name);
+      cluster.getTestingUtility().waitTableAvailable(name);
+      assertThat(admin.getDescriptor(name).hasColumnFamily(EXTRA)).isTrue();
+      assertThat(admin.getDescriptor(name).hasCoprocessor(GStoreRegionCoprocessor.class.getName())).isTrue();
+      g = client.getGroup(g.id());
+      g.delete();
+
+      admin.deleteColumnFamily(name, EXTRA);
+      assertThat(admin.getDescriptor(name).hasColumnFamily(EXTRA)).isFalse();
+      admin.disableTable(name);
+      admin.deleteTable(name);
+      assertThat(admin.tableExists(name)).isFalse();
+    }
+  }
+
+  @Test
+  void aBulkLoadIntoARegionWithGroupedRowsIsRefusedAndLandsAfterTheGroupIsDeleted(GStoreMiniCluster cluster)
+      throws Exception {
+    TableName name = TableName.valueOf("bulk_guarded");
+    try (Table table = cluster.createTable(name, new byte[][] {CF}, null);
+        GStoreClient client = GStoreClient.create(cluster.getConnection())) {
+      KeyGroup g = client.createGroup(GroupSpec.builder().id("bulk").leader(name, Bytes.toBytes("m-1")).build());
+      FileSystem fs = cluster.getTestingUtility().getTestFileSystem();
+      Path dir = new Path(cluster.getTestingUtility().getDataTestDirOnTestFS("bulk"), "load");
+      HFileTestUtil.createHFile(cluster.getConfiguration(), fs, new Path(new Path(dir, Bytes.toString(CF)), "hfile"),
+          CF, Bytes.toBytes("q"), Bytes.toBytes("m-0"), Bytes.toBytes("m-9"), 100);
+      BulkLoadHFiles loader = BulkLoadHFiles.create(cluster.getConfiguration());
+      assertThatThrownBy(() -> loader.bulkLoad(name, Map.of(CF, List.of(new Path(new Path(dir,
+          Bytes.toString(CF)), "hfile"))))).hasStackTraceContaining("bulk");
+      assertThat(table.get(new Get(Bytes.toBytes("m-5"))).isEmpty()).as("nothing of the load landed").isTrue();
+      g.delete();
+      HFileTestUtil.createHFile(cluster.getConfiguration(), fs, new Path(new Path(dir, Bytes.toString(CF)), "again"),
+          CF, Bytes.toBytes("q"), Bytes.toBytes("m-0"), Bytes.toBytes("m-9"), 100);
+      loader.bulkLoad(name, Map.of(CF, List.of(new Path(new Path(dir, Bytes.toString(CF)), "again"))));
+      assertThat(table.getScanner(CF).next(200)).hasSizeGreaterThan(50);
+    }
+  }
+}

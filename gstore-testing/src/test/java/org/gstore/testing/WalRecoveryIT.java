@@ -1,0 +1,270 @@
+package org.gstore.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.metrics.MetricRegistries;
+import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.zookeeper.ZKConfig;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.awaitility.Awaitility;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.NodeId;
+import org.gstore.common.protocol.Uid;
+import org.gstore.common.wal.WalFormat;
+import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.OwnerToken;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
+import org.gstore.coprocessor.config.GStoreConfig;
+import org.gstore.recovery.hbase.RecoveryZnodes;
+import org.gstore.recovery.hbase.WalRecovery;
+import org.gstore.recovery.hbase.CommitApplier;
+import org.gstore.coprocessor.wal.SharedWal;
+import org.gstore.recovery.hbase.WalFiles;
+import org.gstore.coprocessor.wal.WalMetrics;
+import org.gstore.testing.junit.WithMiniCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The replay of a dead server's WAL against its two hazards: the dead server still running (a zombie), and the
+ * server replaying it dying part-way. The dead servers here are G-Store WALs written through their own HDFS clients,
+ * as separate processes would; the recoveries run as region servers run them, each with its own ZooKeeper session.
+ */
+@WithMiniCluster(regionServers = 3)
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class WalRecoveryIT {
+  private static final GroupRef ZOMBIES_GROUP = group("zombies-group");
+  private static final GroupRef DEAD_SERVERS_GROUP = group("dead-servers-group");
+
+  @Test
+  void aRecoveryFencesADeadServersWalSoItsZombieAcknowledgesNothingMore(GStoreMiniCluster cluster)
+      throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Path root = GStoreConfig.walRoot(conf);
+    String zombie = "zombie.example.com,16020,1"; // never a live region server
+    try (FileSystem zombieFs = FileSystem.newInstance(root.toUri(), conf);
+        FileSystem recoveryFs = FileSystem.newInstance(root.toUri(), conf)) {
+      SharedWal wal = openWal(zombieFs, root, zombie);
+      ZooKeeper zk = session(conf);
+      try {
+        wal.append(ZOMBIES_GROUP, record(ZOMBIES_GROUP, "acknowledged-1", null)).get(30, TimeUnit.SECONDS);
+        wal.append(ZOMBIES_GROUP, record(ZOMBIES_GROUP, "acknowledged-2", null)).get(30, TimeUnit.SECONDS);
+
+        WalRecovery recovery = recovery(cluster, recoveryFs, zk);
+        WalRecovery.Pass pass = recovery.recoverDeadServers();
+
+        assertThat(pass.serversRecovered()).isPositive();
+        assertThat(recovery.committedTxns(ZOMBIES_GROUP)).containsOnlyKeys("acknowledged-1", "acknowledged-2");
+        assertThat(recoveryFs.exists(new Path(root, zombie))).as("renamed away").isFalse();
+        // the zombie's next commit fails in its current file (lease and blocks taken over) and in a new one (its
+        // directory is gone): it acknowledges nothing the recovery did not read
+        for (String txn : new String[] {"too-late-1", "too-late-2"}) {
+          assertThatThrownBy(() -> wal.append(ZOMBIES_GROUP, record(ZOMBIES_GROUP, txn, null)).get(60, TimeUnit.SECONDS))
+              .isInstanceOf(ExecutionException.class);
+        }
+        assertThat(recoveryFs.exists(new Path(root, zombie))).as("no new directory either").isFalse();
+      } finally {
+        wal.abandon();
+        zk.close();
+      }
+    }
+  }
+
+  @Test
+  void aServerThatDiesReplayingLeavesTheReplayToTheNext(GStoreMiniCluster cluster) throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Path root = GStoreConfig.walRoot(conf);
+    String dead = "dead.example.com,16020,3";
+    TableName stalled = TableName.valueOf("replay_stalls");
+    cluster.createTable(stalled, new byte[][] {Bytes.toBytes("a")}, null).close();
+    try (FileSystem deadFs = FileSystem.newInstance(root.toUri(), conf);
+        FileSystem recoveryFs = FileSystem.newInstance(root.toUri(), conf);
+        Admin admin = cluster.getConnection().getAdmin()) {
+      SharedWal wal = openWal(deadFs, root, dead);
+      wal.append(DEAD_SERVERS_GROUP, record(DEAD_SERVERS_GROUP, "in-the-dead-wal", stalled))
+          .get(30, TimeUnit.SECONDS);
+      wal.abandon();
+      admin.disableTable(stalled); // the first replay cannot write: it retries until it dies
+
+      ZooKeeper first = session(conf);
+      WalRecovery dying = recovery(cluster, recoveryFs, first);
+      CompletableFuture<WalRecovery.Pass> firstPass = CompletableFuture.supplyAsync(() -> {
+        try {
+          return dying.recoverDeadServers();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      Awaitility.await().atMost(Duration.ofSeconds(30))
+          .until(() -> recoveryFs.exists(new Path(root, dead + WalRecovery.RECOVERING)));
+      dying.close(); // it dies: its replay stops and its lock goes with its ZooKeeper session
+      first.close();
+      assertThatThrownBy(() -> firstPass.get(30, TimeUnit.SECONDS)).hasRootCauseInstanceOf(IOException.class);
+
+      // the next pass, ours or a region server's (the table's region reopening runs one), takes the fenced
+      // directory over and finishes the replay
+      admin.enableTable(stalled);
+      ZooKeeper second = session(conf);
+      try {
+        WalRecovery next = recovery(cluster, recoveryFs, second);
+        next.recoverDeadServers();
+        assertThat(recoveryFs.exists(new Path(root, dead + WalRecovery.RECOVERING))).isFalse();
+        assertThat(next.committedTxns(DEAD_SERVERS_GROUP)).containsKey("in-the-dead-wal");
+        boolean replayed = false;
+        for (FileStatus dir : recoveryFs.listStatus(root)) {
+          replayed |= dir.getPath().getName().startsWith(dead + WalRecovery.RECOVERED);
+        }
+        assertThat(replayed).isTrue();
+      } finally {
+        second.close();
+      }
+    }
+  }
+
+  @Test
+  void aCorruptRecordBeforeTheTailStopsTheReplayLoudlyInsteadOfSkippingWhatFollows(GStoreMiniCluster cluster)
+      throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Path root = GStoreConfig.walRoot(conf);
+    String dead = "corrupt.example.com,16020,4";
+    GroupRef group = group("corrupt-wal-group");
+    Path dir = new Path(root, dead);
+    try (FileSystem fs = FileSystem.newInstance(root.toUri(), conf)) {
+      byte[] second = WalFormat.frame(record(group, "acknowledged-2", null));
+      second[second.length - 1] ^= 0x01; // a complete record that no longer reads back
+      try (var out = fs.create(new Path(new Path(dir, "stream-0"), String.format("%020d.wal", 1)))) {
+        out.write(WalFormat.frame(record(group, "acknowledged-1", null)));
+        out.write(second);
+        out.write(WalFormat.frame(record(group, "acknowledged-3", null)));
+      }
+      ZooKeeper zk = session(conf);
+      try {
+        WalRecovery recovery = recovery(cluster, fs, zk);
+        assertThatThrownBy(recovery::recoverDeadServers).isInstanceOf(WalFiles.CorruptWalException.class)
+            .hasMessageContaining("checksum mismatch").hasMessageContaining("after 1 records");
+        assertThat(fs.exists(new Path(root, dead + WalRecovery.RECOVERING))).as("left fenced, not marked done")
+            .isTrue();
+        assertThat(recovery.committedTxns(group)).isEmpty();
+      } finally {
+        zk.close();
+        // the region servers of this shared cluster run recovery passes too: they must not wait on it after us
+        fs.delete(new Path(root, dead + WalRecovery.RECOVERING), true);
+        fs.delete(dir, true);
+      }
+    }
+  }
+
+  @Test
+  void aLogThatCannotBeReplayedYetHoldsBackOnlyTheRegionsThatLeadItsGroups(GStoreMiniCluster cluster)
+      throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Path root = GStoreConfig.walRoot(conf);
+    TableName disabled = TableName.valueOf("replay_blocked");
+    cluster.createTable(disabled, new byte[][] {Bytes.toBytes("a")}, null).close();
+    GroupRef stuck = new GroupRef(new GroupId("stuck", Key.of("t", "stuck-leader")), new Uid(new NodeId("d"), 1));
+    GroupRef fine = new GroupRef(new GroupId("fine", Key.of("t", "fine-leader")), new Uid(new NodeId("d"), 2));
+    String stuckServer = "stuck.example.com,16020,5";
+    try (FileSystem deadFs = FileSystem.newInstance(root.toUri(), conf);
+        FileSystem recoveryFs = FileSystem.newInstance(root.toUri(), conf);
+        Admin admin = cluster.getConnection().getAdmin()) {
+      SharedWal stuckWal = openWal(deadFs, root, stuckServer);
+      stuckWal.append(stuck, record(stuck, "into-a-disabled-table", disabled)).get(30, TimeUnit.SECONDS);
+      stuckWal.close(); // closed files: no lease to recover, which this test's short attempts would not wait for
+      SharedWal fineWal = openWal(deadFs, root, "fine.example.com,16020,6");
+      fineWal.append(fine, record(fine, "replayable", null)).get(30, TimeUnit.SECONDS);
+      fineWal.close();
+      admin.disableTable(disabled);
+      ZooKeeper zk = session(conf);
+      try {
+        WalRecovery recovery = recovery(cluster, recoveryFs, zk, 1_000);
+        // a region that leads only the fine group serves once its log is replayed, the stuck log notwithstanding
+        recovery.recoverDeadServers(fine.id().leader()::equals);
+        assertThat(recovery.committedTxns(fine)).containsKey("replayable");
+        // the stuck group's region waits, and is told which log it waits for
+        assertThatThrownBy(() -> recovery.recoverDeadServers(stuck.id().leader()::equals))
+            .isInstanceOf(IOException.class).hasMessageContaining(stuckServer);
+        assertThat(recovery.committedTxns(stuck)).isEmpty();
+
+        admin.enableTable(disabled); // the cause is gone: the next pass replays it
+        recovery.recoverDeadServers(stuck.id().leader()::equals);
+        assertThat(recovery.committedTxns(stuck)).containsKey("into-a-disabled-table");
+      } finally {
+        zk.close();
+        if (!admin.isTableEnabled(disabled)) {
+          admin.enableTable(disabled);
+        }
+      }
+    }
+  }
+
+  private static SharedWal openWal(FileSystem fs, Path root, String server) throws IOException {
+    return new SharedWal(fs, new Path(root, server), 1, 1 << 16, false, new WalMetrics(MetricRegistries.global()
+        .create(new MetricRegistryInfo("test-wal-" + server, "test", "test", "test", false))), fenced -> { });
+  }
+
+  private static WalRecovery recovery(GStoreMiniCluster cluster, FileSystem fs, ZooKeeper zk) throws IOException {
+    return recovery(cluster, fs, zk, WalRecovery.DEFAULT_ATTEMPT_MILLIS);
+  }
+
+  private static WalRecovery recovery(GStoreMiniCluster cluster, FileSystem fs, ZooKeeper zk, long attemptMillis)
+      throws IOException {
+    String parent = cluster.getTestingUtility().getZooKeeperWatcher().getZNodePaths().baseZNode;
+    return new WalRecovery(fs, GStoreConfig.walRoot(cluster.getConfiguration()), "recoverer.example.com,16020,2",
+        new RecoveryZnodes(() -> zk, parent, ZooDefs.Ids.OPEN_ACL_UNSAFE),
+        new CommitApplier(cluster.getConnection(), new OwnerToken(cluster.clusterSecret()), Durability.SYNC_WAL,
+            (int) attemptMillis),
+        600_000, attemptMillis);
+  }
+
+  private static ZooKeeper session(Configuration conf) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper zk = new ZooKeeper(ZKConfig.getZKQuorumServersString(conf), 30_000, e -> {
+      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      }
+    });
+    assertThat(connected.await(30, TimeUnit.SECONDS)).isTrue();
+    return zk;
+  }
+
+  private static GroupRef group(String name) {
+    return new GroupRef(new GroupId(name, Key.of("t", new byte[] {1})), new Uid(new NodeId("dead"), 1));
+  }
+
+  /** A commit record of {@code group}; with a table, it writes one cell there. */
+  private static byte[] record(GroupRef group, String txnId, TableName table) {
+    WalRecordProto.Builder r = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(group))
+        .setCommitTs(1_000).setTxnId(txnId);
+    if (table != null) {
+      r.addWrites(RowWriteProto.newBuilder()
+          .setKey(KeyProto.newBuilder().setTable(table.getNameAsString())
+              .setRow(com.google.protobuf.ByteString.copyFromUtf8("row")))
+          .addColumns(ColumnProto.newBuilder().setFamily(com.google.protobuf.ByteString.copyFromUtf8("a"))
+              .setQualifier(com.google.protobuf.ByteString.copyFromUtf8("q"))
+              .setValue(com.google.protobuf.ByteString.copyFromUtf8("v"))));
+    }
+    return r.build().toByteArray();
+  }
+}

@@ -34,10 +34,17 @@ import org.gstore.coprocessor.server.GStoreServers;
  * server.
  */
 public final class GStoreMiniCluster implements AutoCloseable {
-  private final HBaseTestingUtility util;
+  private static final String TMPDIR = "java.io.tmpdir";
+  /** The JVM's own temp directory, before any cluster pointed it elsewhere. */
+  private static final String JVM_TMPDIR = System.getProperty(TMPDIR);
 
-  private GStoreMiniCluster(HBaseTestingUtility util) {
+  private final HBaseTestingUtility util;
+  /** {@code java.io.tmpdir} before this cluster started (another cluster's, or the JVM's). */
+  private final String tmpdirBefore;
+
+  private GStoreMiniCluster(HBaseTestingUtility util, String tmpdirBefore) {
     this.util = util;
+    this.tmpdirBefore = tmpdirBefore;
   }
 
   /** Starts a cluster with {@code regionServers} region servers. */
@@ -47,6 +54,7 @@ public final class GStoreMiniCluster implements AutoCloseable {
 
   /** Starts a cluster whose configuration also has {@code settings} (for example {@code gstore.*} keys). */
   public static GStoreMiniCluster start(int regionServers, Map<String, String> settings) throws Exception {
+    String tmpdirBefore = System.getProperty(TMPDIR);
     HBaseTestingUtility util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
     conf.set(GStoreConfig.CLUSTER_SECRET_FILE, writeSecretFile(util).toString());
@@ -54,7 +62,7 @@ public final class GStoreMiniCluster implements AutoCloseable {
     conf.set(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY, GStoreMasterObserver.class.getName());
     settings.forEach(conf::set);
     util.startMiniCluster(regionServers);
-    return new GStoreMiniCluster(util);
+    return new GStoreMiniCluster(util, tmpdirBefore);
   }
 
   /** A random cluster secret in a file only this user can read, as region servers should keep it. */
@@ -192,7 +200,23 @@ public final class GStoreMiniCluster implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    util.shutdownMiniCluster();
+    try {
+      util.shutdownMiniCluster();
+    } finally {
+      keepTmpdirUsable();
+    }
+  }
+
+  /**
+   * HBase's testing utility points {@code java.io.tmpdir} into its own data directory, which its shutdown deletes.
+   * Another cluster of this JVM that starts a server afterwards (Jetty makes its temp directory there) would fail
+   * with "Parent for temp dir not configured correctly": point it back at a directory that exists.
+   */
+  private void keepTmpdirUsable() {
+    if (!new java.io.File(System.getProperty(TMPDIR)).isDirectory()) {
+      System.setProperty(TMPDIR, tmpdirBefore != null && new java.io.File(tmpdirBefore).isDirectory()
+          ? tmpdirBefore : JVM_TMPDIR);
+    }
   }
 
   /** A row key of {@code table}, for tests. */

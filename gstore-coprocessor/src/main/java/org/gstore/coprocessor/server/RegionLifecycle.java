@@ -45,6 +45,19 @@ final class RegionLifecycle implements Closeable {
   private final BooleanSupplier serverStopping;
   private final BooleanSupplier crashed;
   private final Set<String> open = ConcurrentHashMap.newKeySet();
+  /**
+   * How long a closing region waits for its decisions to be durable. A decision whose effects left is durable
+   * already ({@link StepWriter}); the wait only hands over the rest, so a region that cannot wait loses nothing a
+   * crash would not.
+   */
+  private static final long DRAIN_MILLIS = 30_000;
+  /**
+   * The wait while the whole region server stops. The state tables may live on this very server, which refuses
+   * writes once it stops: every region would wait in vain, one after the other (a rolling restart of the server
+   * hosting {@code gstore:groups} took 30 s per G-Store region). After one such wait fails, the others do not wait.
+   */
+  private static final long STOPPING_DRAIN_MILLIS = 5_000;
+  private volatile boolean drainStalledWhileStopping;
   private final ExecutorService loaderThread;
   /** Runs recovery passes, one region's at a time; a region that must wait is tried again later, not held. */
   private final ScheduledExecutorService recoveryThread;
@@ -164,9 +177,13 @@ final class RegionLifecycle implements Closeable {
       return; // a crashed server drains nothing: what it did not ship is in its WAL
     }
     transactions.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);
+    boolean stopping = serverStopping.getAsBoolean();
+    long waitMillis = !stopping ? DRAIN_MILLIS : drainStalledWhileStopping ? 0 : STOPPING_DRAIN_MILLIS;
     try {
-      runtime.unload(k -> HostedRegions.contains(info, k), () -> hosted.remove(info)).get(30, TimeUnit.SECONDS);
+      runtime.unload(k -> HostedRegions.contains(info, k), () -> hosted.remove(info))
+          .get(waitMillis, TimeUnit.MILLISECONDS);
     } catch (Exception e) {
+      drainStalledWhileStopping |= stopping;
       LOG.warn("G-Store state of closing region {} not drained: {}", info.getRegionNameAsString(), e.toString());
     }
   }

@@ -50,20 +50,19 @@ class ClockSkewIT {
         });
         g.delete();
 
-        int refused = 0;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-          try {
-            table.put(Accounts.balance(member, 777)); // another service's write, right after the delete
-            break;
-          } catch (IOException stillGrouped) {
-            assertThat(System.nanoTime()).as("the row is freed within the skew").isLessThan(deadline);
-            refused++;
-            Thread.sleep(50);
-          }
-        }
+        java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        org.awaitility.Awaitility.await("the row is freed within the skew").atMost(java.time.Duration.ofSeconds(60))
+            .pollDelay(java.time.Duration.ZERO).pollInterval(java.time.Duration.ofMillis(50)).until(() -> {
+              try {
+                table.put(Accounts.balance(member, 777)); // another service's write, right after the delete
+                return true;
+              } catch (IOException stillGrouped) {
+                refused.incrementAndGet();
+                return false;
+              }
+            });
         assertThat(Accounts.balance(table.get(new Get(member))))
-            .as("the plain write after the delete reads back (refused %d times first)", refused).isEqualTo(777);
+            .as("the plain write after the delete reads back (refused %d times first)", refused.get()).isEqualTo(777);
       } finally {
         EnvironmentEdgeManager.reset();
       }

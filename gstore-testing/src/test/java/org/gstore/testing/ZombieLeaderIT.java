@@ -92,19 +92,17 @@ class ZombieLeaderIT {
       quick.setInt("hbase.client.operation.timeout", 5_000);
       try (Connection plain = ConnectionFactory.createConnection(quick);
           Table table = plain.getTable(BANK)) {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        boolean released = false;
-        while (!released && System.nanoTime() < deadline) {
-          boolean zombieDownBefore = zombie.isAborted() || zombie.isStopped();
-          try {
-            table.put(new Put(away).addColumn(Accounts.CF, PROBE, Bytes.toBytes(1L)));
-            released = true;
-            assertThat(zombieDownBefore).as("a row was released while its fenced leader still ran").isTrue();
-          } catch (IOException refusedOrMoving) {
-            Thread.sleep(50);
-          }
-        }
-        assertThat(released).as("the group's next leader finishes the delete").isTrue();
+        org.awaitility.Awaitility.await("the group's next leader finishes the delete")
+            .atMost(java.time.Duration.ofMinutes(3)).pollInterval(java.time.Duration.ofMillis(50)).until(() -> {
+              boolean zombieDownBefore = zombie.isAborted() || zombie.isStopped();
+              try {
+                table.put(new Put(away).addColumn(Accounts.CF, PROBE, Bytes.toBytes(1L)));
+              } catch (IOException refusedOrMoving) {
+                return false;
+              }
+              assertThat(zombieDownBefore).as("a row was released while its fenced leader still ran").isTrue();
+              return true;
+            });
       }
       assertThat(zombie.isAborted()).as("the fenced server took its region server down").isTrue();
       TestRows.awaitFree(cluster, BANK, rows);

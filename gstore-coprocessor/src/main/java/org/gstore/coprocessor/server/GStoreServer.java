@@ -40,7 +40,6 @@ import org.gstore.coprocessor.txn.GroupCaches;
 import org.gstore.coprocessor.txn.TransactionManager;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
-import org.gstore.coprocessor.wal.WalFencedException;
 import org.gstore.coprocessor.wal.WalMetrics;
 import org.gstore.recovery.ClaimStore;
 import org.gstore.recovery.LogId;
@@ -125,7 +124,8 @@ public final class GStoreServer implements Closeable {
     FileSystem walFs = walRoot.getFileSystem(env.getConfiguration());
     this.log = newLog(walFs, walRoot, serverName.getServerName());
     this.wal = new SharedWal(walFs, new Path(walRoot, log), config.walStreams(), config.walRollBytes(),
-        config.walHsync(), new WalMetrics(env.getMetricRegistryForRegionServer()), this::fenced);
+        config.walHsync(), new WalMetrics(env.getMetricRegistryForRegionServer()),
+        e -> fatal("a recovery fenced its WAL: " + e.getMessage(), e));
     this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
         config.shipperDelayMillis());
     this.recoveryZnodes = new RecoveryZnodes(peers::session,
@@ -143,7 +143,8 @@ public final class GStoreServer implements Closeable {
 
     ReleaseGate releaseGate = new ReleaseGate();
     DatagramOutbox outbox = new DatagramOutbox(releaseGate, peers, locator, transport);
-    this.writer = new StepWriter(serverName.getAddress().toString(), tables, wal::checkNotFenced, this::fenced,
+    this.writer = new StepWriter(serverName.getAddress().toString(), tables, wal::checkNotFenced,
+        e -> fatal("a recovery fenced its WAL: " + e.getMessage(), e),
         hosted, new SkewSafeRelease(hosted, EnvironmentEdgeManager::currentTime, config.maxFutureMillis()), metrics,
         outbox::send, waiters::answer, waiters::fail);
     this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), tables, hosted, locator,
@@ -156,9 +157,10 @@ public final class GStoreServer implements Closeable {
         config.maxCommitBytes());
     this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
         config.endpointWaitMillis(), config.maxFutureMillis());
-    this.regions = new RegionLifecycle(tables, hosted, runtime, recovery, transactions, metrics, host::stopping,
-        () -> crashed, threads("loader"), threads("recovery"));
-    this.deletes = new GroupDeletes(self, transactions, releaseGate, runtime, outbox, threads("release"));
+    this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, transactions, metrics,
+        host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
+    this.deletes = new GroupDeletes(self, transactions, releaseGate, runtime, outbox, writer::halted,
+        threads("release"));
 
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
     gauges.stats = runtime::stats;
@@ -317,17 +319,19 @@ public final class GStoreServer implements Closeable {
   }
 
   /**
-   * A recovery fenced this server's WAL: HBase declared it dead and another server may already serve its groups.
-   * It stops as if it had crashed (no drain, nothing let out) and takes its region server down, as HBase does when
-   * its own WAL is fenced.
+   * G-Store cannot go on here without risking what it promised: a recovery fenced its WAL (HBase declared this
+   * server dead and another may already serve its groups), or a closing region could not hand over its state. It
+   * stops as if it had crashed (no drain, nothing let out) and takes its region server down, as HBase does when
+   * its own WAL is fenced or a closing region cannot flush. Its groups are recovered from durable state.
    */
-  private void fenced(WalFencedException e) {
+  private void fatal(String why, Throwable cause) {
     if (crashed) {
       return;
     }
     crashed = true;
-    LOG.error("G-Store on {} is a zombie ({}); aborting the region server", serverName, e.getMessage());
-    host.abort("G-Store: " + e.getMessage(), e);
+    writer.halt(why);
+    LOG.error("G-Store on {} must stop: {}; aborting the region server", serverName, why);
+    host.abort("G-Store: " + why, cause);
   }
 
   /** Its region server aborts: regions close without flushing, so G-Store must stop as if it crashed. */

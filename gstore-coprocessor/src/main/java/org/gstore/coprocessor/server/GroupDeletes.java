@@ -33,9 +33,12 @@ final class GroupDeletes implements Closeable {
   private final DatagramOutbox outbox;
   /** Retries the deletes whose commits did not reach HBase within the endpoint wait. */
   private final ScheduledExecutorService retries;
+  /** Whether this server lets nothing out any more ({@link StepWriter#halted}): held releases then stay held. */
+  private final java.util.function.BooleanSupplier halted;
 
   GroupDeletes(NodeId self, TransactionManager transactions, ReleaseGate releaseGate, ProtocolRuntime runtime,
-      DatagramOutbox outbox, ThreadFactory threads) {
+      DatagramOutbox outbox, java.util.function.BooleanSupplier halted, ThreadFactory threads) {
+    this.halted = halted;
     this.self = self;
     this.transactions = transactions;
     this.releaseGate = releaseGate;
@@ -57,6 +60,10 @@ final class GroupDeletes implements Closeable {
   private void finish(TransactionManager.Release release) {
     try {
       release.awaitDurable();
+      if (halted.getAsBoolean()) { // a zombie's word may be stale: the leader region's next host sends them
+        LOG.info("G-Store on a halted server keeps the releases of {} to the leader's next host", release.group());
+        return;
+      }
       releaseGate.open(release.group(), self).forEach(outbox::send);
       return;
     } catch (IOException e) {

@@ -150,7 +150,13 @@ final class ProtocolRuntime implements Closeable {
       if (e != null) {
         writer.submit(e.unload(inRegion));
       }
-      writer.barrier().whenComplete((v, t) -> drained.complete(null));
+      writer.barrier().whenComplete((v, t) -> {
+        if (t == null) {
+          drained.complete(null);
+        } else {
+          drained.completeExceptionally(t); // halted: what the region decided may never be written
+        }
+      });
     });
     return drained;
   }

@@ -46,18 +46,23 @@ final class RegionLifecycle implements Closeable {
   private final BooleanSupplier crashed;
   private final Set<String> open = ConcurrentHashMap.newKeySet();
   /**
-   * How long a closing region waits for its decisions to be durable. A decision whose effects left is durable
-   * already ({@link StepWriter}); the wait only hands over the rest, so a region that cannot wait loses nothing a
-   * crash would not.
+   * How long a closing region waits for its decisions to be durable and out. A region that cannot drain hands over
+   * to the crash path, as HBase does when a closing region cannot flush: the writer is halted (what it holds is
+   * never written nor let out, since the region's next host may load before it lands) and the region server
+   * aborts, so that its groups are recovered from durable state. Decisions whose effects left are durable already
+   * ({@link StepWriter}), so nothing is lost that a crash would not lose.
    */
   private static final long DRAIN_MILLIS = 30_000;
   /**
    * The wait while the whole region server stops. The state tables may live on this very server, which refuses
    * writes once it stops: every region would wait in vain, one after the other (a rolling restart of the server
-   * hosting {@code gstore:groups} took 30 s per G-Store region). After one such wait fails, the others do not wait.
+   * hosting {@code gstore:groups} took 30 s per G-Store region). After one such wait fails, the writer is halted
+   * and the others do not wait.
    */
   private static final long STOPPING_DRAIN_MILLIS = 5_000;
-  private volatile boolean drainStalledWhileStopping;
+  private final StepWriter writer;
+  /** Stops the region server as if it had crashed. */
+  private final java.util.function.BiConsumer<String, Throwable> fatal;
   private final ExecutorService loaderThread;
   /** Runs recovery passes, one region's at a time; a region that must wait is tried again later, not held. */
   private final ScheduledExecutorService recoveryThread;
@@ -67,9 +72,12 @@ final class RegionLifecycle implements Closeable {
    * @param serverStopping whether the region server stops as a whole (every region closes, none reopens here)
    * @param crashed whether G-Store stopped here as if killed: a closing region then drains nothing
    */
-  RegionLifecycle(StateTables tables, HostedRegions hosted, ProtocolRuntime runtime, WalRecovery recovery,
-      TransactionManager transactions, GStoreMetrics metrics, BooleanSupplier serverStopping,
-      BooleanSupplier crashed, ThreadFactory loaderThreads, ThreadFactory recoveryThreads) {
+  RegionLifecycle(StateTables tables, HostedRegions hosted, ProtocolRuntime runtime, StepWriter writer,
+      WalRecovery recovery, TransactionManager transactions, GStoreMetrics metrics, BooleanSupplier serverStopping,
+      BooleanSupplier crashed, java.util.function.BiConsumer<String, Throwable> fatal, ThreadFactory loaderThreads,
+      ThreadFactory recoveryThreads) {
+    this.writer = writer;
+    this.fatal = fatal;
     this.tables = tables;
     this.hosted = hosted;
     this.runtime = runtime;
@@ -178,13 +186,32 @@ final class RegionLifecycle implements Closeable {
     }
     transactions.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);
     boolean stopping = serverStopping.getAsBoolean();
-    long waitMillis = !stopping ? DRAIN_MILLIS : drainStalledWhileStopping ? 0 : STOPPING_DRAIN_MILLIS;
+    long waitMillis = stopping ? STOPPING_DRAIN_MILLIS : DRAIN_MILLIS;
     try {
       runtime.unload(k -> HostedRegions.contains(info, k), () -> hosted.remove(info))
           .get(waitMillis, TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      drainStalledWhileStopping |= stopping;
-      LOG.warn("G-Store state of closing region {} not drained: {}", info.getRegionNameAsString(), e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      cannotDrain(info, stopping, e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
+        | RuntimeException e) {
+      cannotDrain(info, stopping, e);
+    }
+  }
+
+  /**
+   * The region's next host may load it before what this server decided about it is written: the writer must never
+   * write it or let it out, and the server stops as if it had crashed (while it stops anyway, it just stops).
+   */
+  private void cannotDrain(RegionInfo info, boolean stopping, Exception e) {
+    String why = "closing region " + info.getRegionNameAsString() + " could not drain its G-Store state ("
+        + e + ")";
+    boolean first = !writer.halted();
+    writer.halt(why);
+    if (!stopping && first) {
+      fatal.accept(why, e);
+    } else {
+      LOG.warn("G-Store on a stopping server: {}; its groups are recovered as after a crash", why);
     }
   }
 

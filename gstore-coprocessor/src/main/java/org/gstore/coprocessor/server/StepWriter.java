@@ -37,12 +37,16 @@ import org.slf4j.LoggerFactory;
  * <p>Fencing a row takes the row's lock, so a plain write already past the fence check finishes before the row
  * counts as the group's, and no later one gets through.
  *
- * <p>A zombie lets nothing out: after each write, and before its effects leave, the writer proves that no recovery
- * has fenced this server ({@link ServerFence}), so that every state change behind a datagram or an answer is one
- * the rows' next hosts load. A server found fenced writes nothing more and is stopped ({@code onFenced}). Without
- * this, a leader paused past its ZooKeeper session could, through a client with a stale location, write
- * {@code DELETING} after its group's new leader had loaded the group, and send the releases: the members would give
- * the rows back while the new leader still serves the group.
+ * <p>A zombie lets nothing out: in each batch, after its write and before any effect leaves (those of steps with
+ * nothing to write included), the writer proves that no recovery has fenced this server ({@link ServerFence}), so
+ * that every state change behind a datagram or an answer is one the rows' next hosts load. A server found fenced
+ * writes nothing more and is stopped ({@code onFenced}). Without this, a leader paused past its ZooKeeper session
+ * could, through a client with a stale location, write {@code DELETING} after its group's new leader had loaded the
+ * group, and send the releases: the members would give the rows back while the new leader still serves the group.
+ *
+ * <p>A writer is also halted ({@link #halt}) when a closing region could not drain in time: its next host may load
+ * the region before the queued steps are written, so none of them may be written or let out any more, the write in
+ * hand included; the server must then stop as if it had crashed.
  */
 public final class StepWriter implements Closeable {
   /** Where protocol state becomes durable ({@link StateTables}). */
@@ -74,8 +78,13 @@ public final class StepWriter implements Closeable {
   private final Store store;
   private final ServerFence fence;
   private final Consumer<WalFencedException> onFenced;
-  /** A recovery fenced this server: nothing more is written or let out. */
-  private volatile boolean fenced;
+  /** Why nothing more is written or let out (a recovery fenced this server, a drain failed), or null. */
+  private volatile String halted;
+  /** Held while effects leave, and to halt: no effect leaves after {@link #halt} returns. */
+  private final Object releasing = new Object();
+  /** Barriers not completed yet: a halt fails them at once. */
+  private final java.util.Set<CompletableFuture<Void>> pendingBarriers =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final HostedRegions hosted;
   private final SkewSafeRelease release;
   private final GStoreMetrics metrics;
@@ -117,9 +126,45 @@ public final class StepWriter implements Closeable {
       if (o instanceof Step s) {
         s.replies().forEach(r -> fail.accept(r.requestId(), e));
       } else if (o != WRITE_CARRIED) {
-        @SuppressWarnings("unchecked")
-        CompletableFuture<Void> barrier = (CompletableFuture<Void>) o;
-        barrier.complete(null);
+        pass(barrier(o));
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static CompletableFuture<Void> barrier(Object o) {
+    return (CompletableFuture<Void>) o;
+  }
+
+  private void pass(CompletableFuture<Void> barrier) {
+    pendingBarriers.remove(barrier);
+    barrier.complete(null);
+  }
+
+  /**
+   * Stops this writer for good: nothing more is written, nothing more leaves (not even the effects of a write in
+   * hand), and every drain fails. The caller makes the server stop as if it had crashed.
+   */
+  void halt(String why) {
+    synchronized (releasing) { // once this returns, no effect leaves
+      if (halted == null) {
+        halted = why;
+        LOG.error("G-Store lets nothing out any more: {}", why);
+      }
+    }
+    failPendingBarriers();
+  }
+
+  /** Whether nothing is written or let out any more ({@link #halt}, or this server was found fenced). */
+  boolean halted() {
+    return halted != null;
+  }
+
+  private void failPendingBarriers() {
+    String why = halted != null ? halted : "G-Store is stopping here";
+    for (CompletableFuture<Void> b : pendingBarriers) {
+      if (pendingBarriers.remove(b)) {
+        b.completeExceptionally(new IllegalStateException("G-Store lets nothing out any more: " + why));
       }
     }
   }
@@ -130,7 +175,7 @@ public final class StepWriter implements Closeable {
    * Called by the protocol thread only.
    */
   void submit(Step step) {
-    if (step.isEmpty() || fenced) {
+    if (step.isEmpty() || halted != null) {
       return; // a fenced server's clients time out, as a dead server's do
     }
     if (step.reservesUids()) {
@@ -147,10 +192,17 @@ public final class StepWriter implements Closeable {
     thread.add(step);
   }
 
-  /** Completes once every step submitted before it is durable and out. */
+  /**
+   * Completes once every step submitted before it is durable and out; fails if the writer halts first (those steps
+   * may never be written).
+   */
   CompletableFuture<Void> barrier() {
     CompletableFuture<Void> done = new CompletableFuture<>();
+    pendingBarriers.add(done);
     thread.add(done);
+    if (halted != null || thread.isClosed()) {
+      failPendingBarriers();
+    }
     return done;
   }
 
@@ -191,20 +243,44 @@ public final class StepWriter implements Closeable {
     }
     boolean flush = batch.contains(WRITE_CARRIED) || batch.stream().anyMatch(o -> o instanceof CompletableFuture);
     WritePlan plan = WritePlan.of(carried, steps, flush, StateTables::tableOf);
-    releaseHead(batch);
-    if (!writeUntilDurable(plan.now())) {
+    int head = headWithNothingToWrite(batch);
+    if (head > 0) {
+      if (!durableAndNotFenced(List.of()) || !releaseHead(batch, head)) {
+        failPendingBarriers();
+        return;
+      }
+      if (plan.now().isEmpty()) {
+        finish(batch, plan, reservationsDurable);
+        return;
+      }
+    }
+    if (!durableAndNotFenced(plan.now())) {
+      failPendingBarriers();
       return;
     }
+    finish(batch, plan, reservationsDurable);
+  }
+
+  /** The batch's changes are durable and this server not fenced: its effects leave, in order, unless halted. */
+  private void finish(List<Object> batch, WritePlan plan, Runnable reservationsDurable) {
     reservationsDurable.run();
     carried = plan.later();
+    if (halted != null) {
+      failPendingBarriers();
+      return;
+    }
     applyFences(plan.now());
-    for (Object o : batch) {
-      if (o instanceof Step s) {
-        release(s);
-      } else if (o != WRITE_CARRIED) {
-        @SuppressWarnings("unchecked")
-        CompletableFuture<Void> done = (CompletableFuture<Void>) o;
-        done.complete(null);
+    synchronized (releasing) {
+      if (halted != null || thread.isClosed()) {
+        failPendingBarriers();
+        return;
+      }
+      for (Object o : batch) {
+        if (o instanceof Step s) {
+          release(s);
+        } else if (o != WRITE_CARRIED) {
+          pass(barrier(o));
+        }
       }
     }
     if (!carried.isEmpty() && !lingering) {
@@ -214,6 +290,16 @@ public final class StepWriter implements Closeable {
     }
   }
 
+  /** How many items at the batch's head are steps with no change to wait for (deferred ones aside). */
+  private static int headWithNothingToWrite(List<Object> batch) {
+    int head = 0;
+    while (head < batch.size()
+        && (batch.get(head) == WRITE_CARRIED || batch.get(head) instanceof Step s && s.changes().isEmpty())) {
+      head++;
+    }
+    return head;
+  }
+
   /**
    * Lets out, before this batch's writes, the effects of the steps at its head that have no change to wait for
    * (deferred ones aside): they can only depend on earlier batches, which are durable, so they need not wait for
@@ -221,16 +307,19 @@ public final class StepWriter implements Closeable {
    * deferred change) waited in the queue behind another group's 30-40 ms write. They leave the batch, so a failure
    * of its writes does not touch them.
    */
-  private void releaseHead(List<Object> batch) {
-    int head = 0;
-    while (head < batch.size()
-        && (batch.get(head) == WRITE_CARRIED || batch.get(head) instanceof Step s && s.changes().isEmpty())) {
-      if (batch.get(head) instanceof Step s) {
-        release(s);
+  private boolean releaseHead(List<Object> batch, int head) {
+    synchronized (releasing) {
+      if (halted != null || thread.isClosed()) {
+        return false;
       }
-      head++;
+      for (Object o : batch.subList(0, head)) {
+        if (o instanceof Step s) {
+          release(s);
+        }
+      }
     }
     batch.subList(0, head).clear();
+    return true;
   }
 
   private void release(Step step) {
@@ -239,24 +328,27 @@ public final class StepWriter implements Closeable {
   }
 
   /**
-   * Retries until the changes are durable and this server is known not fenced: nothing may leave the node before.
-   * False if closed or fenced meanwhile.
+   * Retries until the changes (if any) are durable and this server is known not fenced: nothing may leave the node
+   * before. False if halted or closed meanwhile.
    */
-  private boolean writeUntilDurable(List<StateChange> changes) {
+  private boolean durableAndNotFenced(List<StateChange> changes) {
     long backoff = 50;
-    while (!thread.isClosed() && !fenced) {
+    while (!thread.isClosed() && halted == null) {
       try {
+        long start = System.nanoTime();
         if (!changes.isEmpty()) {
-          long start = System.nanoTime();
           store.write(changes);
-          fence.check(); // after the write: what a passing check follows, the next hosts load
+        }
+        fence.check(); // after the write: what a passing check follows, the next hosts load
+        if (!changes.isEmpty()) {
           metrics.stateWritten(System.nanoTime() - start);
         }
         return true;
       } catch (WalFencedException e) {
-        fenced = true;
-        LOG.error("G-Store lets nothing out any more: {}", e.getMessage());
-        onFenced.accept(e);
+        if (!thread.isClosed()) { // G-Store stopping here anyway: nothing to abort
+          halt(e.getMessage());
+          onFenced.accept(e);
+        }
         return false;
       } catch (IOException e) {
         metrics.stateWriteFailed();
@@ -308,5 +400,6 @@ public final class StepWriter implements Closeable {
   @Override
   public void close() {
     thread.close();
+    failPendingBarriers();
   }
 }

@@ -116,6 +116,9 @@ public final class SharedWal implements CommitLog, Closeable {
    */
   public void closeCleanly() throws IOException {
     close();
-    fs.create(new Path(root, WalFiles.CLOSED_CLEANLY), false).close();
+    Path marker = new Path(root, WalFiles.CLOSED_CLEANLY);
+    // never recreates a directory a recovery renamed away: that log is being replayed, not closed
+    fs.createNonRecursive(marker, false, fs.getConf().getInt("io.file.buffer.size", 4096),
+        fs.getDefaultReplication(marker), fs.getDefaultBlockSize(marker), null).close();
   }
 }

@@ -197,6 +197,58 @@ class StepWriterTest {
     assertThat(stopped).as("told once to stop").hasSize(1);
   }
 
+  /** A step with nothing to write whose only effect is one datagram to node {@code to}, sent after the check. */
+  private static Step answer(String to) {
+    return new Step(List.of(), List.of(), List.of(),
+        List.of(new Datagram(new NodeId("n1"), new NodeId(to), List.of(), List.of())), List.of());
+  }
+
+  @Test
+  void aStepWithNothingToWriteLeavesOnlyAfterACheckThatThisServerIsNotFenced() throws Exception {
+    store.permits.release(10);
+    writer.submit(answer("n2"));
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(sent).containsExactly("n2"));
+
+    fence = new WalFencedException("planted: a recovery renamed the log");
+    writer.submit(answer("n3")); // say a D for a group this zombie no longer knows, whose new leader serves it
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !stopped.isEmpty());
+    assertThat(sent).as("decided by a zombie, from state its next host may not have").containsExactly("n2");
+  }
+
+  @Test
+  void aStepQueuedBehindTheWriteThatFindsTheFenceNeverLeaves() throws Exception {
+    writer.submit(step(List.of(free("a")), List.of(), "r0"));
+    assertThat(store.started.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
+    writer.submit(answer("n2")); // queued behind the write in hand
+    fence = new WalFencedException("planted: a recovery renamed the log");
+    store.permits.release(10);
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !stopped.isEmpty());
+    assertThat(writer.barrier()).as("a halted writer drains nothing").failsWithin(java.time.Duration.ofSeconds(10));
+    assertThat(sent).isEmpty();
+    assertThat(answered).isEmpty();
+    assertThat(stopped).hasSize(1);
+  }
+
+  @Test
+  void aHaltedWriterLetsOutNothingOfTheWriteInHandAndFailsEveryDrain() throws Exception {
+    writer.submit(step(List.of(free("a")), List.of(), "r0"));
+    assertThat(store.started.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
+    writer.submit(step(List.of(free("b")), List.of(), "r1"));
+    java.util.concurrent.CompletableFuture<Void> drain = writer.barrier();
+
+    writer.halt("planted: a closing region could not drain in time"); // its next host may have loaded already
+    assertThat(drain).as("fails at once, without waiting for the write in hand")
+        .failsWithin(java.time.Duration.ofSeconds(10));
+    store.permits.release(10);
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(free("a"));
+    assertThat(writer.barrier()).failsWithin(java.time.Duration.ofSeconds(10));
+    assertThat(store.started.poll(500, TimeUnit.MILLISECONDS)).as("nothing written once halted").isNull();
+    assertThat(answered).as("the write that landed after the halt lets nothing out").isEmpty();
+    assertThat(writer.halted()).isTrue();
+    assertThat(stopped).as("a halt is not a fence").isEmpty();
+  }
+
   @Test
   void aFenceThatCannotBeCheckedIsRetriedAndHoldsTheEffectsMeanwhile() throws Exception {
     store.permits.release(10);

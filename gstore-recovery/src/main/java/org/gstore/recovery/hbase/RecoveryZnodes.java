@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,7 +19,8 @@ import org.gstore.recovery.LogId;
  * What recovery keeps in and reads from HBase's ZooKeeper:
  * <pre>
  *   &lt;parent&gt;/rs/&lt;server&gt;                    HBase's own: the live region servers (a server whose znode is gone
- *                                          is dead to HBase, which then reassigns its regions)
+ *                                          is dead to HBase, which then reassigns its regions; so is one whose
+ *                                          address a newer instance serves, see {@link LiveServers})
  *   &lt;parent&gt;/gstore/flushed/&lt;server&gt;        T_F of the server's shipper: "log=shipment", its last shipment HBase
  *                                          acknowledged and the {@link LogId} of the G-Store instance shipping
  *   &lt;parent&gt;/gstore/persisted/&lt;server&gt;      T_P claimed by the server: "log=shipment" lines, the T_F values
@@ -50,7 +50,7 @@ public final class RecoveryZnodes implements ClaimStore {
 
   @Override
   public Set<String> liveServers() throws IOException {
-    return call(() -> new HashSet<>(zk().getChildren(rsPath, false)));
+    return call(() -> LiveServers.of(zk().getChildren(rsPath, false)));
   }
 
   @Override

@@ -45,7 +45,7 @@ final class SkewSafeRelease {
       return;
     }
     long now = clock.getAsLong();
-    long newest = newestTimestamp(key, now + maxWaitMillis); // MIN_VALUE if none: never subtract from it
+    long newest = newestTimestamp(key, now, now + maxWaitMillis); // MIN_VALUE if none: never subtract from it
     if (newest < now) {
       hosted.unfence(key, group);
       return;
@@ -57,26 +57,26 @@ final class SkewSafeRelease {
   }
 
   /**
-   * The newest timestamp of any cell or delete marker in the row up to {@code horizon}; a wait as long as allowed if
-   * unreadable. Cells stamped beyond the horizon are not the group's (a group refuses members stamped that far
-   * ahead, and stamps its commits after them): a writer set them, and they hide plain writes with or without G-Store.
+   * The newest timestamp from {@code now} up to {@code horizon} of any cell or delete marker in the row, or
+   * {@link Long#MIN_VALUE} if none is in that range; a wait as long as allowed if unreadable. Only that range is
+   * read (a row's older versions and markers can be many, and this runs on the protocol's writer thread). Cells
+   * stamped beyond the horizon are not the group's (a group refuses members stamped that far ahead, and stamps its
+   * commits after them): a writer set them, and they hide plain writes with or without G-Store.
    */
-  private long newestTimestamp(Key key, long horizon) {
+  private long newestTimestamp(Key key, long now, long horizon) {
     Region region = hosted.regionOf(key);
     if (region == null) {
       return Long.MIN_VALUE; // closed meanwhile: the fence went with it
     }
     Scan scan = new Scan().withStartRow(key.row()).withStopRow(key.row(), true).setRaw(true).readAllVersions();
     long newest = Long.MIN_VALUE;
-    try (RegionScanner scanner = region.getScanner(scan)) {
+    try (RegionScanner scanner = region.getScanner(scan.setTimeRange(now, horizon + 1))) {
       List<Cell> cells = new ArrayList<>();
       boolean more;
       do {
         more = scanner.next(cells);
         for (Cell c : cells) {
-          if (c.getTimestamp() <= horizon) {
-            newest = Math.max(newest, c.getTimestamp());
-          }
+          newest = Math.max(newest, c.getTimestamp());
         }
         cells.clear();
       } while (more);

@@ -220,7 +220,7 @@ class WalRecoveryIT {
   }
 
   private static SharedWal openWal(FileSystem fs, Path root, String server) throws IOException {
-    return new SharedWal(fs, new Path(root, server), 1, 1 << 16, false, new WalMetrics(MetricRegistries.global()
+    return new SharedWal(fs, new Path(root, server), 1, 1 << 16, false, 60_000, new WalMetrics(MetricRegistries.global()
         .create(new MetricRegistryInfo("test-wal-" + server, "test", "test", "test", false))), fenced -> { });
   }
 

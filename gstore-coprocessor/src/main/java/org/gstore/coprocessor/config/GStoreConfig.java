@@ -32,6 +32,7 @@ public record GStoreConfig(
     int walStreams,
     long walRollBytes,
     boolean walHsync,
+    long walFailureStopMillis,
     long snapshotRetentionMillis,
     long maxFutureMillis,
     long maxCommitBytes,
@@ -68,6 +69,8 @@ public record GStoreConfig(
   public static final String WAL_STREAMS = "gstore.wal.streams";
   public static final String WAL_ROLL_BYTES = "gstore.wal.roll.bytes";
   public static final String WAL_HSYNC = "gstore.wal.hsync";
+  /** How long a WAL stream may keep failing (not fenced) before G-Store stops its region server. */
+  public static final String WAL_FAILURE_STOP_MS = "gstore.wal.failure.stop.ms";
   public static final String SNAPSHOT_RETENTION_MS = "gstore.txn.snapshot.retention.ms";
   public static final String TXN_MAX_FUTURE_MS = "gstore.txn.max.future.ms";
   /** The largest commit (its writes, serialized) a transaction may make; larger ones are refused before logging. */
@@ -144,6 +147,7 @@ public record GStoreConfig(
         intIn(conf, WAL_STREAMS, 1, 1, 64),
         longIn(conf, WAL_ROLL_BYTES, 64L << 20, 1 << 16, 16L << 30),
         bool(conf, WAL_HSYNC),
+        longIn(conf, WAL_FAILURE_STOP_MS, 60_000, 1_000, 3_600_000),
         longIn(conf, SNAPSHOT_RETENTION_MS, 60_000, 0, 3_600_000),
         longIn(conf, TXN_MAX_FUTURE_MS, 60_000, 0, 3_600_000),
         // a commit must fit one WAL frame, which the reader caps: a larger one could be logged but never replayed

@@ -124,8 +124,8 @@ public final class GStoreServer implements Closeable {
     FileSystem walFs = walRoot.getFileSystem(env.getConfiguration());
     this.log = newLog(walFs, walRoot, serverName.getServerName());
     this.wal = new SharedWal(walFs, new Path(walRoot, log), config.walStreams(), config.walRollBytes(),
-        config.walHsync(), new WalMetrics(env.getMetricRegistryForRegionServer()),
-        e -> fatal("a recovery fenced its WAL: " + e.getMessage(), e));
+        config.walHsync(), config.walFailureStopMillis(), new WalMetrics(env.getMetricRegistryForRegionServer()),
+        e -> fatal(e.getMessage(), e));
     this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
         config.shipperDelayMillis());
     this.recoveryZnodes = new RecoveryZnodes(peers::session,

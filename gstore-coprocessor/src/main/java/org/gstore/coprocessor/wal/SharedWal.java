@@ -20,20 +20,22 @@ public final class SharedWal implements CommitLog, Closeable {
   private final FileSystem fs;
   private final Path root;
   private final WalStream[] streams;
-  private final Consumer<WalFencedException> onFenced;
+  private final Consumer<WalStoppedException> onStopped;
 
   /**
-   * @param onFenced told when an append fails because a recovery fenced the log: this server is dead to HBase and
-   *     must stop (its commits cannot become durable any more)
+   * @param failureStopMillis how long a stream may keep failing before it gives up ({@link WalStream})
+   * @param onStopped told when an append fails for good: a recovery fenced the log (this server is dead to HBase),
+   *     or a stream kept failing; the server must stop (its commits cannot become durable any more)
    */
-  public SharedWal(FileSystem fs, Path root, int streams, long rollBytes, boolean hsync, WalMetrics metrics,
-      Consumer<WalFencedException> onFenced) throws IOException {
+  public SharedWal(FileSystem fs, Path root, int streams, long rollBytes, boolean hsync, long failureStopMillis,
+      WalMetrics metrics, Consumer<WalStoppedException> onStopped) throws IOException {
     this.fs = fs;
-    this.onFenced = onFenced;
+    this.onStopped = onStopped;
     this.root = root;
     this.streams = new WalStream[streams];
     for (int i = 0; i < streams; i++) {
-      this.streams[i] = new WalStream(fs, new Path(root, "stream-" + i), rollBytes, hsync, metrics);
+      this.streams[i] = new WalStream(fs, new Path(root, "stream-" + i), rollBytes, hsync, failureStopMillis,
+          metrics);
     }
   }
 
@@ -46,10 +48,10 @@ public final class SharedWal implements CommitLog, Closeable {
   public CompletableFuture<WalPosition> append(GroupRef group, byte[] record) {
     int stream = streamOf(group);
     return streams[stream].append(record).whenComplete((seq, e) -> {
-      if (e instanceof WalFencedException fenced) {
-        onFenced.accept(fenced);
-      } else if (e != null && e.getCause() instanceof WalFencedException fenced) {
-        onFenced.accept(fenced);
+      if (e instanceof WalStoppedException stopped) {
+        onStopped.accept(stopped);
+      } else if (e != null && e.getCause() instanceof WalStoppedException stopped) {
+        onStopped.accept(stopped);
       }
     }).thenApply(seq -> new WalPosition(stream, seq));
   }

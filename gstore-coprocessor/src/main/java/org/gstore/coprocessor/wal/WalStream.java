@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * of every file in it. From then on a write of this stream fails (its file's lease and blocks were taken over), and
  * so does starting a new file (the directory is gone), so a zombie of this server acknowledges no commit the
  * recovery did not see.
+ *
+ * <p>A stream that keeps failing for another reason (an HDFS quota on its directory, a pipeline that cannot be
+ * rebuilt) gives up after {@code failureStopMillis}: its appends fail with a {@link WalStoppedException} and the
+ * server stops, as HBase's region server does when its own WAL cannot roll. Retrying without end would leave the
+ * group's commit in doubt and every closing region waiting.
  */
 public final class WalStream implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(WalStream.class);
@@ -36,7 +41,10 @@ public final class WalStream implements Closeable {
   private final Path dir;
   private final long rollBytes;
   private final boolean hsync;
+  private final long failureStopMillis;
   private final WalMetrics metrics;
+  /** Why this stream gave up for good, or null. */
+  private volatile WalStoppedException stopped;
   private final BatchingThread<Pending> writer;
   private FSDataOutputStream out;
   private long fileSeq;
@@ -45,7 +53,9 @@ public final class WalStream implements Closeable {
   private final java.util.ArrayDeque<ClosedFile> closedFiles = new java.util.ArrayDeque<>();
   private volatile boolean closed;
 
-  WalStream(FileSystem fs, Path dir, long rollBytes, boolean hsync, WalMetrics metrics) throws IOException {
+  WalStream(FileSystem fs, Path dir, long rollBytes, boolean hsync, long failureStopMillis, WalMetrics metrics)
+      throws IOException {
+    this.failureStopMillis = failureStopMillis;
     this.fs = fs;
     this.dir = dir;
     this.rollBytes = rollBytes;
@@ -67,7 +77,9 @@ public final class WalStream implements Closeable {
   /** Appends a record; the future completes with its sequence number in this stream once it is durable. */
   CompletableFuture<Long> append(byte[] payload) {
     CompletableFuture<Long> done = new CompletableFuture<>();
-    if (closed) {
+    if (stopped != null) {
+      done.completeExceptionally(stopped);
+    } else if (closed) {
       done.completeExceptionally(new IOException("the G-Store WAL is closed"));
     } else {
       writer.add(new Pending(WalFormat.frame(payload), done));
@@ -92,7 +104,12 @@ public final class WalStream implements Closeable {
    */
   private void write(List<Pending> batch) {
     long backoff = 100;
+    long failingSince = -1;
     while (true) {
+      if (stopped != null) {
+        batch.forEach(p -> p.done.completeExceptionally(stopped));
+        return;
+      }
       try {
         long start = System.nanoTime();
         for (Pending p : batch) {
@@ -115,7 +132,15 @@ public final class WalStream implements Closeable {
       } catch (IOException e) {
         LOG.error("G-Store WAL write to {} failed; writing its {} records again in a new file", currentFile(),
             batch.size(), e);
-        IOException stop = rollAfterFailure(e);
+        failingSince = failingSince < 0 ? System.currentTimeMillis() : failingSince;
+        IOException rollFailure = rollAfterFailure(e);
+        IOException stop = rollFailure != null || System.currentTimeMillis() - failingSince < failureStopMillis
+            ? rollFailure : new WalStoppedException("the G-Store WAL " + dir + " has failed for "
+              + (System.currentTimeMillis() - failingSince) + " ms (" + e.getMessage() + "): G-Store must stop on"
+              + " this server", e);
+        if (stop instanceof WalStoppedException s) {
+          stopped = s;
+        }
         if (stop != null) {
           batch.forEach(p -> p.done.completeExceptionally(stop));
           return;

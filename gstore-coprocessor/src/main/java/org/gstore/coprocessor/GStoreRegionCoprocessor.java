@@ -106,7 +106,11 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   @Override
   public void stop(CoprocessorEnvironment environment) {
     if (server != null) {
-      server.regionClosing(env.getRegionInfo()); // a no-op wait if preClose already drained it
+      try {
+        server.regionClosing(env.getRegionInfo()); // a no-op if preClose already drained it
+      } catch (IOException e) {
+        LOG.warn("G-Store: {}", e.getMessage()); // the region server aborts
+      }
       GStoreServers.release(server);
       server = null;
       SERVING.remove(env.getRegionInfo().getEncodedName(), this);
@@ -134,7 +138,8 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   }
 
   @Override
-  public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
+  public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested)
+      throws IOException {
     if (server != null && abortRequested) {
       server.aborting(); // its regions close without flushing: what it was shipped may be lost
     } else if (server != null) {

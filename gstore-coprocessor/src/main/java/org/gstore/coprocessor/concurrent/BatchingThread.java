@@ -55,7 +55,7 @@ public final class BatchingThread<T> implements Closeable {
       try {
         batch.add(queue.take());
       } catch (InterruptedException e) {
-        return;
+        continue; // closed (the loop ends), or an interrupt meant for a batch already done
       }
       queue.drainTo(batch);
       try {
@@ -71,6 +71,14 @@ public final class BatchingThread<T> implements Closeable {
       }
       batch.clear();
     }
+  }
+
+  /**
+   * Interrupts the batch in hand, if any, at its next blocking call (the handler sees an interrupt); the thread
+   * goes on with the next batch.
+   */
+  public void interruptBatch() {
+    thread.interrupt();
   }
 
   /** Batches that any worker's handler threw on, since this JVM started. */

@@ -88,6 +88,9 @@ public final class GStoreServer implements Closeable {
   private final RegionLifecycle regions;
   private final GroupDeletes deletes;
   private volatile boolean crashed;
+  /** {@link #fatal} ran: the region server is aborted once. */
+  private final java.util.concurrent.atomic.AtomicBoolean stoppedFatally =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private volatile boolean aborting;
 
   /** Builds G-Store on the environment's region server and starts it (see {@link GStoreServers#acquire}). */
@@ -237,8 +240,12 @@ public final class GStoreServer implements Closeable {
     regions.opened(region);
   }
 
-  /** A G-Store region is closing: its keys stop being served and what was decided about them is made durable. */
-  public void regionClosing(RegionInfo info) {
+  /**
+   * A G-Store region is closing: its keys stop being served and what was decided about them is made durable.
+   *
+   * @throws IOException if that failed: the close must fail (the region server aborts; see {@link RegionLifecycle})
+   */
+  public void regionClosing(RegionInfo info) throws IOException {
     regions.closing(info);
   }
 
@@ -325,8 +332,8 @@ public final class GStoreServer implements Closeable {
    * its own WAL is fenced or a closing region cannot flush. Its groups are recovered from durable state.
    */
   private void fatal(String why, Throwable cause) {
-    if (crashed) {
-      return;
+    if (crashed || !stoppedFatally.compareAndSet(false, true)) {
+      return; // crashed (a test's kill) or already stopping for a fatal cause: abort once
     }
     crashed = true;
     writer.halt(why);

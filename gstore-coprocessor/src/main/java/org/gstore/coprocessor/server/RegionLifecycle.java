@@ -179,23 +179,26 @@ final class RegionLifecycle implements Closeable {
    * A G-Store region is closing: stop serving its keys and wait until every decision already taken about them is
    * durable, so that the region's next host loads all of it. Acts once per region: a later call (the coprocessor's
    * stop, after its preClose) must not touch the keys, which daughters of a split may already serve.
+   *
+   * @throws IOException if the region could not drain and the region server is not stopping as a whole: the close
+   *     must fail, so that HBase aborts the server instead of reporting the region closed (its next host would open
+   *     it while this server lives, and skip its WAL)
    */
-  void closing(RegionInfo info) {
+  void closing(RegionInfo info) throws java.io.IOException {
     if (crashed.getAsBoolean() || !open.remove(info.getEncodedName())) {
       return; // a crashed server drains nothing: what it did not ship is in its WAL
     }
     transactions.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);
-    boolean stopping = serverStopping.getAsBoolean();
-    long waitMillis = stopping ? STOPPING_DRAIN_MILLIS : DRAIN_MILLIS;
+    long waitMillis = serverStopping.getAsBoolean() ? STOPPING_DRAIN_MILLIS : DRAIN_MILLIS;
     try {
       runtime.unload(k -> HostedRegions.contains(info, k), () -> hosted.remove(info))
           .get(waitMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      cannotDrain(info, stopping, e);
+      cannotDrain(info, e);
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
         | RuntimeException e) {
-      cannotDrain(info, stopping, e);
+      cannotDrain(info, e);
     }
   }
 
@@ -203,16 +206,16 @@ final class RegionLifecycle implements Closeable {
    * The region's next host may load it before what this server decided about it is written: the writer must never
    * write it or let it out, and the server stops as if it had crashed (while it stops anyway, it just stops).
    */
-  private void cannotDrain(RegionInfo info, boolean stopping, Exception e) {
+  private void cannotDrain(RegionInfo info, Exception e) throws java.io.IOException {
     String why = "closing region " + info.getRegionNameAsString() + " could not drain its G-Store state ("
         + e + ")";
-    boolean first = !writer.halted();
     writer.halt(why);
-    if (!stopping && first) {
-      fatal.accept(why, e);
-    } else {
+    if (serverStopping.getAsBoolean()) { // read again: a graceful stop may have begun during the wait
       LOG.warn("G-Store on a stopping server: {}; its groups are recovered as after a crash", why);
+      return;
     }
+    fatal.accept(why, e);
+    throw new java.io.IOException("G-Store: " + why + "; the region server aborts", e);
   }
 
   @Override

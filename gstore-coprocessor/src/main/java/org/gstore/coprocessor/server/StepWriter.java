@@ -119,14 +119,17 @@ public final class StepWriter implements Closeable {
     this.thread = new BatchingThread<>("gstore-writer-" + name, this::write, this::failed);
   }
 
-  /** The batch could not be written: its clients get the error, barriers pass, and the writer goes on. */
+  /**
+   * The batch could not be written (an unexpected failure): its clients get the error, its barriers fail (what
+   * they wait for may never be durable: a closing region hands over as after a crash), and the writer goes on.
+   */
   private void failed(List<Object> batch, Throwable e) {
     metrics.stateWriteFailed();
     for (Object o : batch) {
       if (o instanceof Step s) {
         s.replies().forEach(r -> fail.accept(r.requestId(), e));
       } else if (o != WRITE_CARRIED) {
-        pass(barrier(o));
+        fail(barrier(o), "a protocol state write failed: " + e);
       }
     }
   }
@@ -136,9 +139,17 @@ public final class StepWriter implements Closeable {
     return (CompletableFuture<Void>) o;
   }
 
+  /** Completes a barrier, unless a halt failed it first. */
   private void pass(CompletableFuture<Void> barrier) {
-    pendingBarriers.remove(barrier);
-    barrier.complete(null);
+    if (pendingBarriers.remove(barrier)) {
+      barrier.complete(null);
+    }
+  }
+
+  private void fail(CompletableFuture<Void> barrier, String why) {
+    if (pendingBarriers.remove(barrier)) {
+      barrier.completeExceptionally(new IllegalStateException("G-Store lets nothing out any more: " + why));
+    }
   }
 
   /**
@@ -153,6 +164,9 @@ public final class StepWriter implements Closeable {
       }
     }
     failPendingBarriers();
+    // the write in hand (an HBase call retrying against unavailable state tables, say) stops at its next wait
+    // rather than land later still; one that reached its region server already may land, and lets nothing out
+    thread.interruptBatch();
   }
 
   /** Whether nothing is written or let out any more ({@link #halt}, or this server was found fenced). */
@@ -162,11 +176,7 @@ public final class StepWriter implements Closeable {
 
   private void failPendingBarriers() {
     String why = halted != null ? halted : "G-Store is stopping here";
-    for (CompletableFuture<Void> b : pendingBarriers) {
-      if (pendingBarriers.remove(b)) {
-        b.completeExceptionally(new IllegalStateException("G-Store lets nothing out any more: " + why));
-      }
-    }
+    pendingBarriers.forEach(b -> fail(b, why));
   }
 
   /**
@@ -182,14 +192,24 @@ public final class StepWriter implements Closeable {
       reservationsUnwritten.incrementAndGet();
     }
     if (!step.early().isEmpty()) {
-      if (reservationsUnwritten.get() == 0) {
-        step.early().forEach(send);
+      if (reservationsUnwritten.get() == 0 && sendEarly(step)) {
         step = step.withEarlySent();
       } else {
         step = step.withoutEarly();
       }
     }
     thread.add(step);
+  }
+
+  /** Sends a step's early datagrams unless halted; once {@link #halt} returns, none leaves. */
+  private boolean sendEarly(Step step) {
+    synchronized (releasing) {
+      if (halted != null) {
+        return false;
+      }
+      step.early().forEach(send);
+      return true;
+    }
   }
 
   /**

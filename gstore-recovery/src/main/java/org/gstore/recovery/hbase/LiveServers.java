@@ -13,7 +13,10 @@ import org.apache.hadoop.hbase.ServerName;
  * master expires the earlier instance as soon as the new one reports (two processes cannot serve one address), and
  * reassigns its regions, while its znode lingers until the session times out. Counting that instance alive would
  * let its regions open elsewhere and serve before its G-Store WAL is replayed. So an instance is alive only if no
- * newer one (a higher start code) runs on its host and port.
+ * newer one (a higher start code) runs on its host and port. This is the master's own rule
+ * ({@code ServerManager.checkAndRecordNewServer} orders instances of one address by start code, and rejects an
+ * instance whose start code is lower than the registered one's, which then never creates its znode), so G-Store
+ * reads the cluster as HBase does, a clock stepped back included.
  */
 public final class LiveServers {
   private LiveServers() {}

@@ -159,7 +159,7 @@ public final class GStoreServer implements Closeable {
         env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE),
         config.maxCommitBytes());
     this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
-        config.endpointWaitMillis(), config.maxFutureMillis());
+        config.endpointWaitMillis(), config.maxFutureMillis(), System::currentTimeMillis);
     this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, transactions, metrics,
         host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
     this.deletes = new GroupDeletes(self, transactions, releaseGate, runtime, outbox, writer::halted,

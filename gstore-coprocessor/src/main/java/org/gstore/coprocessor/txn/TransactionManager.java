@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.gstore.common.protocol.GroupId;
@@ -63,6 +64,8 @@ public final class TransactionManager {
   private final CommitValidator validator;
   private final long waitMillis;
   private final long maxFutureMillis;
+  /** The leader's clock, which commit timestamps follow (HBase stamps plain writes with the same one). */
+  private final LongSupplier clock;
   private final ExecutorService preloader = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "gstore-cache-preload");
     t.setDaemon(true);
@@ -84,7 +87,8 @@ public final class TransactionManager {
   }
 
   public TransactionManager(GStoreMetrics metrics, CommitLog wal, UpdateShipper shipper, GroupCaches caches,
-      CommitValidator validator, long waitMillis, long maxFutureMillis) {
+      CommitValidator validator, long waitMillis, long maxFutureMillis, LongSupplier clock) {
+    this.clock = clock;
     this.metrics = metrics;
     this.wal = wal;
     this.shipper = shipper;
@@ -178,12 +182,19 @@ public final class TransactionManager {
         return CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED)
             .setCommitTs(cache.lastCommitTs()).build();
       }
-      long now = System.currentTimeMillis();
-      long commitTs = Math.max(cache.lastCommitTs() + 1, now);
+      long commitTs = Math.max(cache.lastCommitTs() + 1, clock.getAsLong());
       WalRecordProto record = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
           .setCommitTs(commitTs).setTxnId(txnId).addAllWrites(writes).build();
       CompletableFuture<WalPosition> append = wal.append(cache.group, record.toByteArray());
-      WalPosition position = await(append);
+      WalPosition position;
+      try {
+        position = await(append);
+      } catch (IOException e) {
+        // the record may be in the log all the same: a commit validated without it could be contradicted by its
+        // replay, so the group is left to the leader region's next host, which replays the log first
+        cache.close(GroupCache.Closed.REGION_CLOSING);
+        throw e;
+      }
       if (position == null) { // still being written: the outcome is known, and applied, once it is durable
         cache.markInDoubt(append.handleAsync((p, failure) -> {
           settleLate(cache, txnId, commitTs, writes, p, failure);
@@ -209,7 +220,7 @@ public final class TransactionManager {
       Key key = Requests.key(w.getKey());
       states.put(key, cache.latest(key).apply(w, commitTs));
     }
-    cache.install(states, commitTs, System.currentTimeMillis());
+    cache.install(states, commitTs, clock.getAsLong());
     shipper.ship(new Shipment(cache.group, commitTs, writes, position));
     CommitResponse committed = CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED)
         .setCommitTs(commitTs).build();
@@ -346,9 +357,9 @@ public final class TransactionManager {
 
   private void awaitClockPast(GroupCache cache) throws IOException {
     long newest = cache.lastCommitTs();
-    long deadline = System.currentTimeMillis() + waitMillis;
+    long deadline = clock.getAsLong() + waitMillis;
     long now;
-    while ((now = System.currentTimeMillis()) <= newest) {
+    while ((now = clock.getAsLong()) <= newest) {
       if (now >= deadline) {
         throw new IOException("group " + cache.group.id() + " has commits stamped up to " + newest + ", "
             + (newest - now) + " ms ahead of this server's clock; its members are released once the clock passes"

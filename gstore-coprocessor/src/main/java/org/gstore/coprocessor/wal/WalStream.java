@@ -69,9 +69,12 @@ public final class WalStream implements Closeable {
       }
     }
     roll();
-    this.writer = new BatchingThread<>("gstore-wal-" + dir.getName(), this::write,
-        (batch, e) -> batch.forEach(p -> p.done.completeExceptionally(
-            new IOException("the G-Store WAL failed: " + e, e))));
+    // a write that throws unexpectedly leaves the file in an unknown state: the stream takes nothing more, and the
+    // server stops, as for any failure it cannot retry
+    this.writer = new BatchingThread<>("gstore-wal-" + dir.getName(), this::write, (batch, e) -> {
+      stopped = new WalStoppedException("the G-Store WAL " + dir + " failed unexpectedly: " + e, e);
+      batch.forEach(p -> p.done.completeExceptionally(stopped));
+    });
   }
 
   /** Appends a record; the future completes with its sequence number in this stream once it is durable. */

@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -59,6 +61,10 @@ class TransactionManagerTest {
         "req-1", members, null, 0);
   }
 
+  /** Whether appends complete as soon as they are made. */
+  private volatile boolean fastLog;
+  /** Whether appends fail as soon as they are made (a log fenced or failed for good). */
+  private volatile boolean failingLog;
   /** Appends the test has not completed yet. */
   private final List<CompletableFuture<WalPosition>> appends = new ArrayList<>();
   private final List<Long> shipped = new ArrayList<>();
@@ -67,12 +73,19 @@ class TransactionManagerTest {
       batch.forEach(s -> shipped.add(s.commitTs()));
     }
   }, batch -> { }, true, 1, 0);
+  /** The leader's clock, which the test sets. */
+  private final AtomicLong clock = new AtomicLong(1_000);
   private final TransactionManager manager = new TransactionManager(
       new GStoreMetrics(MetricRegistries.global().create(new MetricRegistryInfo("txn-test", "t", "t", "t", false))),
       (group, record) -> {
         CompletableFuture<WalPosition> append = new CompletableFuture<>();
         synchronized (appends) {
           appends.add(append);
+          if (failingLog) {
+            append.completeExceptionally(new IOException("planted: the log was fenced"));
+          } else if (fastLog) {
+            append.complete(new WalPosition(0, appends.size() - 1));
+          }
         }
         return append;
       },
@@ -92,7 +105,7 @@ class TransactionManagerTest {
           return null;
         }
       }, 0, 1 << 20),
-      100, 60_000);
+      100, 60_000, clock::get);
 
   @AfterEach
   void close() {
@@ -118,6 +131,94 @@ class TransactionManagerTest {
     assertThat(retried.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
     assertThat(manager.read(ID, null, 0, List.of(key())).rows().get(0).getColumns(0).getValue().toStringUtf8())
         .isEqualTo("1");
+  }
+
+  @Test
+  void aCommitIsStampedAboveTheGroupsLastCommitWhateverTheClockSays() throws Exception {
+    clock.set(5); // behind the cache's last commit (10): a leader whose clock stepped back, or a new leader
+    assertThat(blindCommit("t1", "a").getCommitTs()).isEqualTo(11);
+    clock.set(5_000);
+    assertThat(blindCommit("t2", "b").getCommitTs()).as("the clock, once it is ahead").isEqualTo(5_000);
+    clock.set(4_000);
+    assertThat(blindCommit("t3", "c").getCommitTs()).isEqualTo(5_001);
+  }
+
+  @Test
+  void aRetriedCommitGetsItsFirstOutcomeAndIsNotAppliedTwice() throws Exception {
+    completeAppendsAsTheyCome();
+    long readVersion = manager.read(ID, null, 0, List.of(key())).rows().get(0).getVersion();
+    CommitResponse first = commit("t1", readVersion, "1");
+    assertThat(first.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
+    CommitResponse conflict = commit("t2", readVersion, "2");
+    assertThat(conflict.getOutcome()).isEqualTo(TxnOutcomeProto.CONFLICT);
+
+    assertThat(commit("t1", readVersion, "1")).as("its answer was lost; the retry learns it").isEqualTo(first);
+    assertThat(blindCommit("t2", "2")).as("a conflict is an outcome too: the retry does not commit")
+        .isEqualTo(conflict);
+    assertThat(appendCount()).as("one record, for t1").isEqualTo(1);
+  }
+
+  @Test
+  void aTransactionThatReadBeforeItsGroupWasReloadedConflicts() throws Exception {
+    completeAppendsAsTheyCome();
+    TransactionManager.ReadResult read = manager.read(ID, null, 0, List.of(key()));
+    manager.regionClosing(k -> true, () -> true); // the leader region moves; a new incarnation loads
+    assertThat(manager.read(ID, read.snapshot(), read.incarnation(), List.of(key())).outcome())
+        .isEqualTo(TxnOutcomeProto.CONFLICT);
+    assertThat(manager.commit(ID, "t1", read.incarnation(), List.of(ReadStampProto.newBuilder().setKey(key())
+        .setVersion(read.rows().get(0).getVersion()).build()), List.of(write("1"))).getOutcome())
+        .as("its read versions are not comparable with the reloaded ones").isEqualTo(TxnOutcomeProto.CONFLICT);
+  }
+
+  @Test
+  void aCommitWhoseAppendFailsLeavesItsGroupToTheNextHostWhichReplaysTheLog() throws Exception {
+    failingLog = true;
+    assertThatThrownBy(() -> blindCommit("t1", "1")).isInstanceOf(IOException.class)
+        .hasMessageContaining("outcome is unknown").hasRootCauseMessage("planted: the log was fenced");
+
+    // the record may be in the log: a commit validated without it could be contradicted by its replay
+    failingLog = false;
+    assertThatThrownBy(() -> blindCommit("t2", "2")).isInstanceOf(IOException.class);
+    assertThat(appendCount()).as("nothing more logged for the group").isEqualTo(1);
+    assertThat(shippedCount()).isZero();
+  }
+
+  @Test
+  void aCommitWhoseAppendFailsAfterItsCallerStoppedWaitingAlsoLeavesItsGroupToTheNextHost() throws Exception {
+    CompletableFuture<CommitResponse> failing = CompletableFuture.supplyAsync(() -> {
+      try {
+        return manager.commit(ID, "t1", 0, List.of(), List.of(write("1")));
+      } catch (IOException e) {
+        throw new CompletionException(e);
+      }
+    });
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> appendCount() == 1);
+    synchronized (appends) {
+      appends.get(0).completeExceptionally(new IOException("planted: the log was fenced"));
+    }
+    assertThat(failing).failsWithin(Duration.ofSeconds(5)).withThrowableThat()
+        .withMessageContaining("outcome is unknown");
+
+    // the record may be in the log: a commit validated without it could be contradicted by its replay
+    assertThatThrownBy(() -> blindCommit("t2", "2")).isInstanceOf(IOException.class);
+    assertThat(appendCount()).as("nothing more logged for the group").isEqualTo(1);
+    assertThat(shippedCount()).isZero();
+  }
+
+  private CommitResponse blindCommit(String txnId, String value) throws IOException {
+    completeAppendsAsTheyCome();
+    return manager.commit(ID, txnId, 0, List.of(), List.of(write(value)));
+  }
+
+  /** From now on, appends complete as soon as they are made (a fast log). */
+  private void completeAppendsAsTheyCome() {
+    fastLog = true;
+  }
+
+  private int appendCount() {
+    synchronized (appends) {
+      return appends.size();
+    }
   }
 
   private CommitResponse commit(String txnId, long readVersion, String value) throws IOException {

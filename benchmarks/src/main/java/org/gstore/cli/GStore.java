@@ -24,27 +24,14 @@ import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.process.ProcessCluster;
 
 /**
- * The {@code gstore} command line.
+ * The {@code gstore} command line: the casino demo, benchmarks, the process cluster and its chaos run, and the
+ * status of a running cluster. {@link #USAGE} is its one usage text ({@code gstore help} prints it).
  *
- * <pre>
- * gstore demo  [--conf hbase-site.xml | --set key=value,...]
- *              [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
- * gstore bench [--conf hbase-site.xml | --set key=value,...] [--quick] [--clients 1,2,4]
- *              [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20|10,20,50,100]
- *              [--delta-ms 10] [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
- *              [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
- *              [--systems gstore,hbase,omid] [--omid wait=low-cpu,low-latency=yes,batch-ms=1,post-commit=async]
- *              [--ops-keys 1]
- * gstore scale [--conf hbase-site.xml | --set key=value,...] [--groups 10000] [--k 10] [--clients 16]
- *              [--large-groups 3] [--large-k 1000] [--tombstone-wait 2m]
- * gstore status --conf hbase-site.xml
- * </pre>
- *
- * Without {@code --conf} it starts an embedded cluster (HDFS, ZooKeeper, HBase with G-Store, 3 region servers),
- * configured with {@code --set} (for example {@code --set gstore.shipper.durability=SYNC_WAL}).
+ * <p>Without {@code --conf} a command starts an embedded cluster (HDFS, ZooKeeper, HBase with G-Store, 3 region
+ * servers), configured with {@code --set} (for example {@code --set gstore.shipper.durability=SYNC_WAL}).
  */
 public final class GStore {
-  private static final String USAGE = """
+  static final String USAGE = """
       usage: gstore demo  [--conf hbase-site.xml | --set key=value,...]
                           [--players N] [--games N] [--dealers N] [--seats N] [--bets N]
              gstore bench [--conf hbase-site.xml | --set key=value,...] [--quick] [--clients 1,2,4]

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
-import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
@@ -31,11 +30,8 @@ import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.util.Pair;
 import org.gstore.common.RowGroupedException;
 import org.gstore.common.protocol.GroupRef;
-import org.gstore.common.protocol.Key;
-import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.endpoint.Authorizer;
-import org.gstore.coprocessor.endpoint.GroupEndpoint;
-import org.gstore.coprocessor.endpoint.TxnEndpoint;
+import org.gstore.coprocessor.endpoint.Endpoints;
 import org.gstore.coprocessor.server.GStoreServer;
 import org.gstore.coprocessor.server.GStoreServers;
 import org.gstore.coprocessor.server.StateTables;
@@ -72,8 +68,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
    * region object it was made for, so one left behind by an open that failed never makes a later open stand aside.
    */
   private static final Map<String, GStoreRegionCoprocessor> SERVING = new ConcurrentHashMap<>();
-  private final GroupEndpoint endpoint = new GroupEndpoint();
-  private final TxnEndpoint txnEndpoint = new TxnEndpoint(endpoint);
+  private final Endpoints endpoints = new Endpoints();
   private GStoreServer server;
   private RegionCoprocessorEnvironment env;
   private long deletesRetainMillis;
@@ -99,7 +94,8 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
       return;
     }
     this.server = GStoreServers.acquire(renv);
-    endpoint.attach(renv.getRegion(), server, Authorizer.of(renv.getRegion(), renv.getConfiguration()));
+    endpoints.attach(renv.getRegion(), server, server.transactions(),
+        Authorizer.of(renv.getRegion(), renv.getConfiguration()));
     server.regionOpened(renv.getRegion());
   }
 
@@ -124,7 +120,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
 
   @Override
   public Iterable<Service> getServices() {
-    return List.of(endpoint, txnEndpoint);
+    return endpoints.services();
   }
 
   @Override
@@ -193,7 +189,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
       return;
     }
     RegionInfo info = env.getRegionInfo();
-    GroupRef owner = server.hosted().anyOwnerIn(info);
+    GroupRef owner = server.writeFence().anyOwnerIn(info);
     if (owner != null) {
       throw new RowGroupedException("bulk load into " + info.getRegionNameAsString() + " refused: rows of this"
           + " region belong to G-Store groups (" + owner.id() + " among them); delete them first");
@@ -204,25 +200,9 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
     if (server == null) {
       return;
     }
-    RegionInfo info = env.getRegionInfo();
-    if (!server.isWritable(info)) {
-      throw new RegionTooBusyException("G-Store is loading the group state of " + info.getRegionNameAsString()
-          + "; retry");
+    IOException refusal = server.writeFence().refusal(env.getRegionInfo(), m);
+    if (refusal != null) {
+      throw refusal;
     }
-    Key key = Key.of(info.getTable().getNameAsString(), m.getRow());
-    GroupRef owner = server.hosted().ownerOf(key);
-    byte[] token = m.getAttribute(OwnerToken.ATTRIBUTE);
-    if (owner == null && token == null) {
-      return;
-    }
-    GroupRef claimed = token == null ? null : server.ownerToken().verify(token, key);
-    if (owner != null && owner.equals(claimed)) {
-      return;
-    }
-    if (owner == null) {
-      throw new RowGroupedException("row " + key + " is not in any G-Store group, but the write claims group "
-          + (claimed == null ? "(forged)" : claimed.id()));
-    }
-    throw RowGroupedException.of(key.toString(), owner.id().toString());
   }
 }

@@ -32,7 +32,7 @@ import org.gstore.common.wire.generated.GStoreProtos.GetGroupResponse;
 import org.gstore.common.wire.generated.GStoreProtos.OutcomeProto;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.coprocessor.config.GStoreConfig;
-import org.gstore.coprocessor.server.GStoreServer;
+import org.gstore.coprocessor.server.GroupService;
 import org.gstore.coprocessor.server.HostedRegions;
 import org.gstore.coprocessor.txn.GroupCaches;
 
@@ -49,10 +49,10 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
   private static final int MEMBER_RECORD_OVERHEAD_BYTES = 64;
   // HBase asks a coprocessor for its services before it starts it: the endpoint exists first and is attached later.
   private volatile Region region;
-  private volatile GStoreServer server;
+  private volatile GroupService server;
   private volatile Authorizer authorizer;
 
-  public void attach(Region region, GStoreServer server, Authorizer authorizer) {
+  void attach(Region region, GroupService server, Authorizer authorizer) {
     this.region = region;
     this.server = server;
     this.authorizer = authorizer;
@@ -84,7 +84,7 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
       } else {
         Reply.Create r = (Reply.Create) reply;
         if (r.outcome() == Reply.Outcome.CREATED) {
-          server.transactions().preload(id);
+          server.preload(id);
         }
         b.setOutcome(OutcomeProto.valueOf(r.outcome().name()));
         if (r.group() != null) {
@@ -167,14 +167,6 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
     return id;
   }
 
-  GStoreServer server() {
-    return server;
-  }
-
-  Authorizer authorizer() {
-    return authorizer;
-  }
-
   /**
    * Why a group cannot be created, or null. The limits keep every state row, record and protocol message within
    * what HBase and one datagram carry, so no bad request can make a state write or a send fail later.
@@ -205,7 +197,7 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
     Set<String> checked = new HashSet<>();
     for (Key k : members) {
       if (checked.add(k.table())) {
-        String problem = server.tableGuard().problemWith(k.table());
+        String problem = server.problemWith(k.table());
         if (problem != null) {
           return "member " + k + ": " + problem;
         }

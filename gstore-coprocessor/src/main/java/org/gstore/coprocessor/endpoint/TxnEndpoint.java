@@ -5,43 +5,58 @@ import com.google.protobuf.RpcController;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.gstore.coprocessor.txn.Requests;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.Columns;
 import org.gstore.common.wire.generated.GStoreProtos;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
 import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
 import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
 import org.gstore.common.wire.generated.GStoreProtos.ReadRequest;
 import org.gstore.common.wire.generated.GStoreProtos.ReadResponse;
+import org.gstore.common.wire.generated.GStoreProtos.ReadStampProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowVersionProto;
+import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
+import org.gstore.coprocessor.txn.CommitOutcome;
+import org.gstore.coprocessor.txn.ReadResult;
+import org.gstore.coprocessor.txn.ReadStamp;
+import org.gstore.coprocessor.txn.Requests;
+import org.gstore.coprocessor.txn.RowState;
 import org.gstore.coprocessor.txn.TransactionManager;
 
 /**
  * Transactions on a group, served by the region holding its leader row: reads of the leader's cache at a snapshot,
- * and commits (see {@link TransactionManager}).
+ * and commits (see {@link TransactionManager}). Translates between the wire's protobufs and the manager's types.
  */
 public final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
-  private final GroupEndpoint groups;
+  // HBase asks a coprocessor for its services before it starts it: the endpoint exists first and is attached later.
+  private volatile TransactionManager transactions;
+  private volatile LeaderCheck leaders = (name, leader) -> {
+    throw new DoNotRetryIOException("G-Store does not run on this table's system regions");
+  };
+  private volatile Authorizer authorizer;
 
-  public TxnEndpoint(GroupEndpoint groups) {
-    this.groups = groups;
-  }
-
-  private static List<Key> keys(List<KeyProto> protos) {
-    List<Key> keys = new ArrayList<>(protos.size());
-    protos.forEach(k -> keys.add(Requests.key(k)));
-    return keys;
+  void attach(TransactionManager transactions, LeaderCheck leaders, Authorizer authorizer) {
+    this.transactions = transactions;
+    this.leaders = leaders;
+    this.authorizer = authorizer;
   }
 
   @Override
   public void read(RpcController controller, ReadRequest request, RpcCallback<ReadResponse> done) {
     try {
-      GroupId id = groups.leadHere(request.getName(), request.getLeader());
-      groups.authorizer().requireRead(keys(request.getRowsList()));
-      TransactionManager.ReadResult r = groups.server().transactions().read(id,
-          request.hasSnapshot() ? request.getSnapshot() : null, request.getIncarnation(), request.getRowsList());
-      ReadResponse.Builder b = ReadResponse.newBuilder().setOutcome(r.outcome()).setSnapshot(r.snapshot())
-          .setIncarnation(r.incarnation()).addAllRows(r.rows());
+      GroupId id = leaders.leadHere(request.getName(), request.getLeader());
+      List<Key> keys = keys(request.getRowsList());
+      authorizer.requireRead(keys);
+      ReadResult r = transactions.read(id, request.hasSnapshot() ? request.getSnapshot() : null,
+          request.getIncarnation(), keys);
+      ReadResponse.Builder b = ReadResponse.newBuilder().setOutcome(TxnOutcomeProto.valueOf(r.outcome().name()))
+          .setSnapshot(r.snapshot()).setIncarnation(r.incarnation());
+      for (int i = 0; i < r.rows().size(); i++) {
+        b.addRows(toProto(request.getRows(i), r.rows().get(i)));
+      }
       if (r.message() != null) {
         b.setMessage(r.message());
       }
@@ -54,15 +69,39 @@ public final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
   @Override
   public void commit(RpcController controller, CommitRequest request, RpcCallback<CommitResponse> done) {
     try {
-      GroupId id = groups.leadHere(request.getName(), request.getLeader());
-      List<KeyProto> read = new ArrayList<>();
-      request.getReadsList().forEach(r -> read.add(r.getKey()));
-      groups.authorizer().requireRead(keys(read));
-      groups.authorizer().requireWrite(request.getWritesList());
-      done.run(groups.server().transactions().commit(id, request.getTxnId(), request.getIncarnation(),
-          request.getReadsList(), request.getWritesList()));
+      GroupId id = leaders.leadHere(request.getName(), request.getLeader());
+      List<ReadStamp> reads = new ArrayList<>(request.getReadsCount());
+      List<Key> read = new ArrayList<>(request.getReadsCount());
+      for (ReadStampProto r : request.getReadsList()) {
+        Key key = Requests.key(r.getKey());
+        reads.add(new ReadStamp(key, r.getVersion()));
+        read.add(key);
+      }
+      authorizer.requireRead(read);
+      authorizer.requireWrite(request.getWritesList());
+      CommitOutcome outcome = transactions.commit(id, request.getTxnId(), request.getIncarnation(), reads,
+          request.getWritesList());
+      CommitResponse.Builder b = CommitResponse.newBuilder()
+          .setOutcome(TxnOutcomeProto.valueOf(outcome.outcome().name())).setCommitTs(outcome.commitTs());
+      if (outcome.message() != null) {
+        b.setMessage(outcome.message());
+      }
+      done.run(b.build());
     } catch (IOException | IllegalArgumentException e) {
       GroupEndpoint.fail(controller, e, done);
     }
+  }
+
+  private static List<Key> keys(List<KeyProto> protos) {
+    List<Key> keys = new ArrayList<>(protos.size());
+    protos.forEach(k -> keys.add(Requests.key(k)));
+    return keys;
+  }
+
+  private static RowVersionProto toProto(KeyProto key, RowState state) {
+    RowVersionProto.Builder row = RowVersionProto.newBuilder().setKey(key).setVersion(state.version());
+    state.columns().forEach((c, v) -> row.addColumns(ColumnProto.newBuilder()
+        .setFamily(Columns.family(c)).setQualifier(Columns.qualifier(c)).setValue(v)));
+    return row.build();
   }
 }

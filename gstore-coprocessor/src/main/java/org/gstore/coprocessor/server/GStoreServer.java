@@ -37,6 +37,7 @@ import org.gstore.coprocessor.transport.UdpTransport;
 import org.gstore.coprocessor.txn.CacheLoader;
 import org.gstore.coprocessor.txn.CommitValidator;
 import org.gstore.coprocessor.txn.GroupCaches;
+import org.gstore.coprocessor.txn.GroupHandover;
 import org.gstore.coprocessor.txn.TransactionManager;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
@@ -61,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * {@link TransactionManager} commits through the {@link SharedWal} and ships through the {@link UpdateShipper};
  * the {@link PersistenceHeartbeat} claims what this server persisted. {@link #close()} stops them in reverse order.
  */
-public final class GStoreServer implements Closeable {
+public final class GStoreServer implements GroupService, Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(GStoreServer.class);
 
   private final ServerName serverName;
@@ -70,7 +71,7 @@ public final class GStoreServer implements Closeable {
   private final String log;
   private final GStoreConfig config;
   private final HostServer host;
-  private final OwnerToken ownerToken;
+  private final WriteFence writeFence;
   private final StateTables tables;
   private final HostedRegions hosted = new HostedRegions();
   private final PeerRegistry peers;
@@ -79,7 +80,7 @@ public final class GStoreServer implements Closeable {
   private final UpdateShipper shipper;
   private final TableGuard tableGuard;
   private final TransactionManager transactions;
-  private final RecoveryZnodes recoveryZnodes;
+  private final InstanceLog instanceLog;
   private final PersistenceHeartbeat heartbeat;
   private final HeartbeatThread heartbeatThread;
   private final ClientWaiters waiters = new ClientWaiters();
@@ -115,7 +116,8 @@ public final class GStoreServer implements Closeable {
     this.host = HostServer.of(env);
     this.self = HBaseKeyLocator.nodeId(serverName);
     this.config = GStoreConfig.from(env.getConfiguration());
-    this.ownerToken = new OwnerToken(config.clusterSecret());
+    OwnerToken ownerToken = new OwnerToken(config.clusterSecret());
+    this.writeFence = new WriteFence(hosted, ownerToken);
     this.tables = new StateTables(env.getConnection());
     GStoreMetrics metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
     HBaseKeyLocator locator = new HBaseKeyLocator(env.getConnection());
@@ -125,15 +127,15 @@ public final class GStoreServer implements Closeable {
     this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
     Path walRoot = GStoreConfig.walRoot(env.getConfiguration());
     FileSystem walFs = walRoot.getFileSystem(env.getConfiguration());
-    this.log = newLog(walFs, walRoot, serverName.getServerName());
-    this.wal = new SharedWal(walFs, new Path(walRoot, log), config.walStreams(), config.walRollBytes(),
-        config.walHsync(), config.walFailureStopMillis(), new WalMetrics(env.getMetricRegistryForRegionServer()),
-        e -> fatal(e.getMessage(), e));
-    this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
-        config.shipperDelayMillis());
-    this.recoveryZnodes = new RecoveryZnodes(peers::session,
+    RecoveryZnodes recoveryZnodes = new RecoveryZnodes(peers::session,
         env.getConfiguration().get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT),
         peers.acl());
+    this.instanceLog = new InstanceLog(serverName.getServerName(), walFs, walRoot, config,
+        new WalMetrics(env.getMetricRegistryForRegionServer()), recoveryZnodes, e -> fatal(e.getMessage(), e));
+    this.log = instanceLog.log();
+    this.wal = instanceLog.wal();
+    this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
+        config.shipperDelayMillis());
     // a replay must be persisted before the groups it restores serve again: SYNC_WAL whatever the shipper uses
     WalRecovery recovery = new WalRecovery(walFs, walRoot, log, recoveryZnodes,
         new CommitApplier(env.getConnection(), ownerToken, Durability.SYNC_WAL,
@@ -148,7 +150,8 @@ public final class GStoreServer implements Closeable {
     DatagramOutbox outbox = new DatagramOutbox(releaseGate, peers, locator, transport);
     this.writer = new StepWriter(serverName.getAddress().toString(), tables, wal::checkNotFenced,
         e -> fatal("a recovery fenced its WAL: " + e.getMessage(), e),
-        hosted, new SkewSafeRelease(hosted, EnvironmentEdgeManager::currentTime, config.maxFutureMillis()), metrics,
+        new FenceUpdates(hosted, new SkewSafeRelease(hosted, EnvironmentEdgeManager::currentTime,
+            config.maxFutureMillis())), metrics,
         outbox::send, waiters::answer, waiters::fail);
     this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), tables, hosted, locator,
         metrics, writer, waiters, threads("protocol"));
@@ -159,10 +162,12 @@ public final class GStoreServer implements Closeable {
         env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE),
         config.maxCommitBytes());
     this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
-        config.endpointWaitMillis(), config.maxFutureMillis(), System::currentTimeMillis);
-    this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, transactions, metrics,
+        config.endpointWaitMillis(), System::currentTimeMillis);
+    GroupHandover handover = new GroupHandover(caches, wal, shipper, metrics, config.endpointWaitMillis(),
+        config.maxFutureMillis(), System::currentTimeMillis);
+    this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, handover, metrics,
         host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
-    this.deletes = new GroupDeletes(self, transactions, releaseGate, runtime, outbox, writer::halted,
+    this.deletes = new GroupDeletes(self, handover, releaseGate, runtime, outbox, writer::halted,
         threads("release"));
 
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
@@ -187,9 +192,7 @@ public final class GStoreServer implements Closeable {
         GStoreConfig.UDP_PORT, config.datagramMaxBytes(), runtime::receive);
     String advertised = "0.0.0.0".equals(bindAddress) ? serverName.getHostname() : bindAddress;
     peers.register(self, new InetSocketAddress(advertised, bound.getPort()));
-    recoveryZnodes.register(serverName.getServerName()); // before any region here takes a write
-    // names this instance's log as the server's current one: other servers may recover earlier instances' logs
-    recoveryZnodes.publishFlushed(serverName.getServerName(), new ClaimStore.Flushed(log, -1));
+    instanceLog.register(); // before any region here takes a write
     if (peers.acl().equals(ZooDefs.Ids.OPEN_ACL_UNSAFE)) {
       LOG.warn("G-Store runs on a ZooKeeper without authentication: whoever reaches it can rewrite G-Store's"
           + " persistence claims (gstore/persisted) and make leaders forget commits that are not persisted."
@@ -198,26 +201,6 @@ public final class GStoreServer implements Closeable {
     heartbeatThread.start();
     LOG.info("G-Store peer {} listening on {}:{}", self, advertised, bound.getPort());
     runtime.start();
-  }
-
-  /**
-   * A new {@link LogId} for this instance of G-Store on {@code server}: an earlier instance (G-Store stopped here
-   * and started again) keeps its own, its directory is recovered like a dead server's, and claims made for its
-   * shipments never cover this one's.
-   */
-  private static String newLog(FileSystem fs, Path walRoot, String server) throws IOException {
-    Set<String> taken = new HashSet<>();
-    if (fs.exists(walRoot)) {
-      for (FileStatus dir : fs.listStatus(walRoot)) {
-        taken.add(dir.getPath().getName());
-      }
-    }
-    for (long instance = System.currentTimeMillis(); ; instance++) { // never an id an earlier instance had
-      String log = LogId.of(server, instance);
-      if (taken.stream().noneMatch(name -> name.equals(log) || name.startsWith(log + "."))) {
-        return log;
-      }
-    }
   }
 
   private ThreadFactory threads(String role) {
@@ -249,62 +232,60 @@ public final class GStoreServer implements Closeable {
     regions.closing(info);
   }
 
-  /** Whether the engine serves the region's rows (G-Store calls may be answered). */
+  @Override
   public boolean isReady(RegionInfo info) {
     return hosted.isReady(info);
   }
 
-  /** Whether the region's fence is loaded (writes may be checked against it). */
-  public boolean isWritable(RegionInfo info) {
-    return hosted.isWritable(info);
-  }
-
-  /** Whether {@code leader} is in a region this server serves and that is not closing. */
+  @Override
   public boolean leadsHere(Key leader) {
     return regions.serves(leader);
   }
 
-  public HostedRegions hosted() {
-    return hosted;
+  /** Checks plain writes to this server's G-Store regions against the groups' fences. */
+  public WriteFence writeFence() {
+    return writeFence;
   }
 
   // ---- client requests
 
-  /** Submits a request to the engine; the future completes with the leader's answer. */
+  @Override
   public CompletableFuture<Reply> submit(ClientRequest request) {
     return runtime.submit(request);
   }
 
-  /** Deletes a group; see {@link GroupDeletes}. */
+  @Override
   public CompletableFuture<Reply> delete(ClientRequest.Delete request) throws IOException {
     return deletes.delete(request);
   }
 
-  /** Stops waiting for an answer (the caller gave up; a retry with the same request id waits anew). */
+  @Override
   public void forget(String requestId, CompletableFuture<Reply> reply) {
     waiters.forget(requestId, reply);
   }
 
-  /** The engine's record of a group. */
+  @Override
   public CompletableFuture<Optional<GroupRecord>> group(GroupId id) {
     return runtime.group(id);
+  }
+
+  @Override
+  public void preload(GroupId id) {
+    transactions.preload(id);
+  }
+
+  @Override
+  public String problemWith(String table) throws IOException {
+    return tableGuard.problemWith(table);
   }
 
   public TransactionManager transactions() {
     return transactions;
   }
 
-  /** Tables that can hold members, and their descriptors (one cache per server). */
-  public TableGuard tableGuard() {
-    return tableGuard;
-  }
-
+  @Override
   public GStoreConfig config() {
     return config;
-  }
-
-  public OwnerToken ownerToken() {
-    return ownerToken;
   }
 
   /** This instance's {@link LogId}: its WAL directory under {@code gstore.wal.dir}, and its thresholds' name. */
@@ -346,45 +327,6 @@ public final class GStoreServer implements Closeable {
     aborting = true;
   }
 
-  /**
-   * Marks the WAL closed cleanly when every commit in it is persisted in HBase, so that the recovery of this
-   * instance's log (by the next instance here, or after this server dies) writes nothing again.
-   */
-  private void closeWal() {
-    if (crashed) {
-      wal.abandon();
-      return;
-    }
-    boolean persisted = !aborting && shipper.ledger().pendingCount() == 0 && shipper.ledger().quarantinedCount() == 0;
-    try {
-      if (persisted) {
-        wal.closeCleanly();
-      } else {
-        wal.close();
-        LOG.info("G-Store stops with {} commits not yet persisted in HBase; its WAL {} is replayed before their"
-            + " groups serve again", shipper.ledger().pendingCount(), log);
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("G-Store could not mark its WAL {} closed cleanly; it is replayed (idempotent) instead", log, e);
-    }
-  }
-
-  /**
-   * G-Store stopped here cleanly (every region it held closed, flushing its memstore): its claims must not hold
-   * leaders back any longer (a live server that never claims again would pin every leader's threshold).
-   */
-  private void unregister() {
-    try {
-      recoveryZnodes.unregister(serverName.getServerName());
-      // no instance runs here now: any server may recover the logs of instances before this instant
-      recoveryZnodes.publishFlushed(serverName.getServerName(),
-          new ClaimStore.Flushed(LogId.of(serverName.getServerName(), System.currentTimeMillis()), -1));
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("G-Store could not withdraw the persistence claims of {}; leaders hold their commits until it"
-          + " claims again or dies", serverName, e);
-    }
-  }
-
   /** Stops every part, in the reverse order of their start. */
   @Override
   public void close() {
@@ -396,9 +338,10 @@ public final class GStoreServer implements Closeable {
     tables.close();
     transactions.close();
     shipper.close();
-    closeWal();
+    boolean persisted = !aborting && shipper.ledger().pendingCount() == 0 && shipper.ledger().quarantinedCount() == 0;
+    instanceLog.close(crashed, persisted, shipper.ledger().pendingCount());
     if (!crashed && !aborting && heartbeatThread.awaitStopped()) {
-      unregister();
+      instanceLog.unregister();
     }
     transport.close();
     peers.close();

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Reply;
-import org.gstore.coprocessor.txn.TransactionManager;
+import org.gstore.coprocessor.txn.GroupHandover;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +27,7 @@ final class GroupDeletes implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupDeletes.class);
 
   private final NodeId self;
-  private final TransactionManager transactions;
+  private final GroupHandover handover;
   private final ReleaseGate releaseGate;
   private final ProtocolRuntime runtime;
   private final DatagramOutbox outbox;
@@ -36,11 +36,11 @@ final class GroupDeletes implements Closeable {
   /** Whether this server lets nothing out any more ({@link StepWriter#halted}): held releases then stay held. */
   private final java.util.function.BooleanSupplier halted;
 
-  GroupDeletes(NodeId self, TransactionManager transactions, ReleaseGate releaseGate, ProtocolRuntime runtime,
+  GroupDeletes(NodeId self, GroupHandover handover, ReleaseGate releaseGate, ProtocolRuntime runtime,
       DatagramOutbox outbox, java.util.function.BooleanSupplier halted, ThreadFactory threads) {
     this.halted = halted;
     this.self = self;
-    this.transactions = transactions;
+    this.handover = handover;
     this.releaseGate = releaseGate;
     this.runtime = runtime;
     this.outbox = outbox;
@@ -49,7 +49,7 @@ final class GroupDeletes implements Closeable {
 
   /** Deletes a group; the future completes with the leader's answer (the group's rows may be released later). */
   CompletableFuture<Reply> delete(ClientRequest.Delete request) throws IOException {
-    Optional<TransactionManager.Release> release = transactions.stopCommits(request.group());
+    Optional<GroupHandover.Release> release = handover.stopCommits(request.group());
     release.ifPresent(r -> releaseGate.hold(r.group()));
     CompletableFuture<Reply> reply = runtime.submit(request);
     release.ifPresent(this::finish);
@@ -57,7 +57,7 @@ final class GroupDeletes implements Closeable {
   }
 
   /** Lets the group's releases go once its commits are durable in HBase; retried every second until they are. */
-  private void finish(TransactionManager.Release release) {
+  private void finish(GroupHandover.Release release) {
     try {
       release.awaitDurable();
       if (halted.getAsBoolean()) { // a zombie's word may be stale: the leader region's next host sends them

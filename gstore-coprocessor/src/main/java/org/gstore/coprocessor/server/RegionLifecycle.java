@@ -15,7 +15,7 @@ import org.apache.hadoop.hbase.regionserver.Region;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.Step;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
-import org.gstore.coprocessor.txn.TransactionManager;
+import org.gstore.coprocessor.txn.GroupHandover;
 import org.gstore.recovery.hbase.WalFiles;
 import org.gstore.recovery.hbase.WalRecovery;
 import org.slf4j.Logger;
@@ -40,7 +40,7 @@ final class RegionLifecycle implements Closeable {
   private final HostedRegions hosted;
   private final ProtocolRuntime runtime;
   private final WalRecovery recovery;
-  private final TransactionManager transactions;
+  private final GroupHandover handover;
   private final GStoreMetrics metrics;
   private final BooleanSupplier serverStopping;
   private final BooleanSupplier crashed;
@@ -73,7 +73,7 @@ final class RegionLifecycle implements Closeable {
    * @param crashed whether G-Store stopped here as if killed: a closing region then drains nothing
    */
   RegionLifecycle(StateTables tables, HostedRegions hosted, ProtocolRuntime runtime, StepWriter writer,
-      WalRecovery recovery, TransactionManager transactions, GStoreMetrics metrics, BooleanSupplier serverStopping,
+      WalRecovery recovery, GroupHandover handover, GStoreMetrics metrics, BooleanSupplier serverStopping,
       BooleanSupplier crashed, java.util.function.BiConsumer<String, Throwable> fatal, ThreadFactory loaderThreads,
       ThreadFactory recoveryThreads) {
     this.writer = writer;
@@ -82,7 +82,7 @@ final class RegionLifecycle implements Closeable {
     this.hosted = hosted;
     this.runtime = runtime;
     this.recovery = recovery;
-    this.transactions = transactions;
+    this.handover = handover;
     this.metrics = metrics;
     this.serverStopping = serverStopping;
     this.crashed = crashed;
@@ -188,7 +188,7 @@ final class RegionLifecycle implements Closeable {
     if (crashed.getAsBoolean() || !open.remove(info.getEncodedName())) {
       return; // a crashed server drains nothing: what it did not ship is in its WAL
     }
-    transactions.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);
+    handover.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);
     long waitMillis = serverStopping.getAsBoolean() ? STOPPING_DRAIN_MILLIS : DRAIN_MILLIS;
     try {
       runtime.unload(k -> HostedRegions.contains(info, k), () -> hosted.remove(info))

@@ -11,9 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
-import org.apache.hadoop.hbase.regionserver.Region;
 import org.gstore.common.protocol.Datagram;
-import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.Reply;
 import org.gstore.common.protocol.StateChange;
 import org.gstore.common.protocol.Step;
@@ -34,8 +32,7 @@ import org.slf4j.LoggerFactory;
  * {@link #LINGER_MILLIS}, the writer wakes itself and writes them alone. A barrier (a closing region) writes them
  * at once.
  *
- * <p>Fencing a row takes the row's lock, so a plain write already past the fence check finishes before the row
- * counts as the group's, and no later one gets through.
+ * <p>Rows are fenced and unfenced ({@link FenceUpdates}) only once the changes behind it are durable.
  *
  * <p>A zombie lets nothing out: in each batch, after its write and before any effect leaves (those of steps with
  * nothing to write included), the writer proves that no recovery has fenced this server ({@link ServerFence}), so
@@ -85,8 +82,7 @@ public final class StepWriter implements Closeable {
   /** Barriers not completed yet: a halt fails them at once. */
   private final java.util.Set<CompletableFuture<Void>> pendingBarriers =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
-  private final HostedRegions hosted;
-  private final SkewSafeRelease release;
+  private final FenceUpdates fences;
   private final GStoreMetrics metrics;
   private final Consumer<Datagram> send;
   private final Consumer<Reply> answer;
@@ -105,13 +101,12 @@ public final class StepWriter implements Closeable {
    * @param onFenced told, once, that a recovery fenced this server: it must stop
    */
   StepWriter(String name, Store store, ServerFence fence, Consumer<WalFencedException> onFenced,
-      HostedRegions hosted, SkewSafeRelease release, GStoreMetrics metrics, Consumer<Datagram> send,
+      FenceUpdates fences, GStoreMetrics metrics, Consumer<Datagram> send,
       Consumer<Reply> answer, BiConsumer<String, Throwable> fail) {
     this.store = store;
     this.fence = fence;
     this.onFenced = onFenced;
-    this.hosted = hosted;
-    this.release = release;
+    this.fences = fences;
     this.metrics = metrics;
     this.send = send;
     this.answer = answer;
@@ -289,7 +284,7 @@ public final class StepWriter implements Closeable {
       failPendingBarriers();
       return;
     }
-    applyFences(plan.now());
+    fences.apply(plan.now());
     synchronized (releasing) {
       if (halted != null || thread.isClosed()) {
         failPendingBarriers();
@@ -382,39 +377,6 @@ public final class StepWriter implements Closeable {
       }
     }
     return false;
-  }
-
-  private void applyFences(List<StateChange> changes) {
-    for (StateChange c : changes) {
-      if (c instanceof StateChange.PutOwner p) {
-        if (p.record().group().equals(hosted.ownerOf(p.record().key()))) {
-          continue; // joining -> yielded: already fenced to this group, no lock needed
-        }
-        fenceUnderRowLock(p.record().key(), () -> hosted.fence(p.record().key(), p.record().group()));
-      } else if (c instanceof StateChange.RemoveOwner r) {
-        release.release(r.key());
-      }
-    }
-  }
-
-  private void fenceUnderRowLock(Key key, Runnable fence) {
-    Region region = hosted.regionOf(key);
-    if (region == null) {
-      return; // the region closed meanwhile: its next host loads the durable state
-    }
-    Region.RowLock lock = null;
-    try {
-      lock = region.getRowLock(key.row(), false);
-    } catch (IOException e) {
-      LOG.debug("no row lock for {} ({}); fencing without it", key, e.toString());
-    }
-    try {
-      fence.run();
-    } finally {
-      if (lock != null) {
-        lock.release();
-      }
-    }
   }
 
   @Override

@@ -2,14 +2,19 @@ package org.gstore.coprocessor.txn;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
-import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
 
 /**
  * The leader's copy of one group's rows: for each member, its recent committed states, newest last, so that a
@@ -44,9 +49,9 @@ public final class GroupCache {
    * durable, installed and shipped. Null when none; the group takes no other commit meanwhile.
    */
   private volatile CompletableFuture<Void> inDoubt;
-  private final Map<String, CommitResponse> recentOutcomes = new LinkedHashMap<>(64, 0.75f, false) {
+  private final Map<String, CommitOutcome> recentOutcomes = new LinkedHashMap<>(64, 0.75f, false) {
     @Override
-    protected boolean removeEldestEntry(Map.Entry<String, CommitResponse> eldest) {
+    protected boolean removeEldestEntry(Map.Entry<String, CommitOutcome> eldest) {
       return size() > 10_000;
     }
   };
@@ -135,11 +140,32 @@ public final class GroupCache {
     }
   }
 
-  CommitResponse recentOutcome(String txnId) {
+  /** Waits (at most {@code waitMillis}) for the outcome of a commit of the group that is in doubt, if any. */
+  void awaitSettled(long waitMillis) throws IOException {
+    CompletableFuture<Void> pending = inDoubt;
+    if (pending == null) {
+      return;
+    }
+    try {
+      pending.get(waitMillis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for an earlier commit of " + group.id());
+    } catch (ExecutionException | TimeoutException e) {
+      throw awaitingOutcome();
+    }
+  }
+
+  RegionTooBusyException awaitingOutcome() {
+    return new RegionTooBusyException("group " + group.id() + " waits for the outcome of an earlier commit whose"
+        + " WAL append is slow; retry");
+  }
+
+  CommitOutcome recentOutcome(String txnId) {
     return recentOutcomes.get(txnId);
   }
 
-  void remember(String txnId, CommitResponse outcome) {
+  void remember(String txnId, CommitOutcome outcome) {
     recentOutcomes.put(txnId, outcome);
   }
 }

@@ -20,8 +20,6 @@ import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.MemberState;
-import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
-import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 
 /**
  * The caches of the groups this server leads: loaded on first use, one load per group at a time (a group whose
@@ -106,7 +104,7 @@ public final class GroupCaches {
         LOG.debug("G-Store loaded group {} ({} members, newest commit {}, incarnation {})", id,
             record.get().members(MemberState.Status.JOINED).size(), loaded.lastCommitTs(), loaded.incarnation);
         recoveredTxns.apply(loaded.group).forEach((txnId, commitTs) -> loaded.remember(txnId,
-            CommitResponse.newBuilder().setOutcome(TxnOutcomeProto.COMMITTED).setCommitTs(commitTs).build()));
+            CommitOutcome.committed(commitTs)));
         return install(loaded);
       }
     } finally {

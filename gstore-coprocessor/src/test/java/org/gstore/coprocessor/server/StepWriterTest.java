@@ -70,7 +70,7 @@ class StepWriterTest {
     if (fence != null) {
       throw fence;
     }
-  }, stopped::add, hosted, new SkewSafeRelease(hosted, System::currentTimeMillis, 1_000),
+  }, stopped::add, new FenceUpdates(hosted, new SkewSafeRelease(hosted, System::currentTimeMillis, 1_000)),
       new GStoreMetrics(MetricRegistries.global().create(
           new MetricRegistryInfo("StepWriterTest", "test", "test", "test", false))),
       datagram -> sent.add(datagram.to().value()), reply -> answered.add(reply.requestId()),

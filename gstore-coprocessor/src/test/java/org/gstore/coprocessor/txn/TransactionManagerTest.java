@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.metrics.MetricRegistries;
 import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
@@ -31,13 +32,11 @@ import org.gstore.common.protocol.MemberState;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Uid;
 import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
-import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
-import org.gstore.common.wire.generated.GStoreProtos.ReadStampProto;
 import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
 import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
-import org.gstore.coprocessor.wal.SharedWal;
+import org.gstore.coprocessor.wal.CommitLog;
 import org.gstore.coprocessor.wal.UpdateShipper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -68,34 +67,40 @@ class TransactionManagerTest {
   /** Appends the test has not completed yet. */
   private final List<CompletableFuture<WalPosition>> appends = new ArrayList<>();
   private final List<Long> shipped = new ArrayList<>();
+  /** Whether HBase refuses shipments (the shipper retries them). */
+  private volatile boolean hbaseDown;
   private final UpdateShipper shipper = new UpdateShipper(batch -> {
+    if (hbaseDown) {
+      throw new IOException("planted: HBase is down");
+    }
     synchronized (shipped) {
       batch.forEach(s -> shipped.add(s.commitTs()));
     }
   }, batch -> { }, true, 1, 0);
   /** The leader's clock, which the test sets. */
   private final AtomicLong clock = new AtomicLong(1_000);
-  private final TransactionManager manager = new TransactionManager(
-      new GStoreMetrics(MetricRegistries.global().create(new MetricRegistryInfo("txn-test", "t", "t", "t", false))),
-      (group, record) -> {
-        CompletableFuture<WalPosition> append = new CompletableFuture<>();
-        synchronized (appends) {
-          appends.add(append);
-          if (failingLog) {
-            append.completeExceptionally(new IOException("planted: the log was fenced"));
-          } else if (fastLog) {
-            append.complete(new WalPosition(0, appends.size() - 1));
-          }
-        }
-        return append;
-      },
-      shipper,
-      new GroupCaches((record, incarnation) -> new GroupCache(record.group(), incarnation,
-          Map.of(ROW, new RowState(10, Map.of())), 10, 60_000), id -> Optional.of(RECORD), k -> true,
-          ref -> Map.of()),
+  private final GStoreMetrics metrics =
+      new GStoreMetrics(MetricRegistries.global().create(new MetricRegistryInfo("txn-test", "t", "t", "t", false)));
+  /** A commit log whose appends the test completes, or that completes or fails them at once. */
+  private final CommitLog log = (group, record) -> {
+    CompletableFuture<WalPosition> append = new CompletableFuture<>();
+    synchronized (appends) {
+      appends.add(append);
+      if (failingLog) {
+        append.completeExceptionally(new IOException("planted: the log was fenced"));
+      } else if (fastLog) {
+        append.complete(new WalPosition(0, appends.size() - 1));
+      }
+    }
+    return append;
+  };
+  private final GroupCaches caches = new GroupCaches((record, incarnation) -> new GroupCache(record.group(),
+      incarnation, Map.of(ROW, new RowState(10, Map.of())), 10, 60_000), id -> Optional.of(RECORD), k -> true,
+      ref -> Map.of());
+  private final TransactionManager manager = new TransactionManager(metrics, log, shipper, caches,
       new CommitValidator(new MemberTables() {
         @Override
-        public org.apache.hadoop.hbase.client.TableDescriptor descriptor(String table) {
+        public TableDescriptor descriptor(String table) {
           return TableDescriptorBuilder.newBuilder(TableName.valueOf(table))
               .setColumnFamily(ColumnFamilyDescriptorBuilder.of("f")).build();
         }
@@ -105,7 +110,8 @@ class TransactionManagerTest {
           return null;
         }
       }, 0, 1 << 20),
-      100, 60_000, clock::get);
+      100, clock::get);
+  private final GroupHandover handover = new GroupHandover(caches, log, shipper, metrics, 100, 60_000, clock::get);
 
   @AfterEach
   void close() {
@@ -115,7 +121,7 @@ class TransactionManagerTest {
 
   @Test
   void aCommitWhoseAppendOutlivesTheWaitBlocksTheGroupUntilItsOutcomeIsKnownThenCounts() throws Exception {
-    long readVersion = manager.read(ID, null, 0, List.of(key())).rows().get(0).getVersion();
+    long readVersion = manager.read(ID, null, 0, List.of(ROW)).rows().get(0).version();
     assertThatThrownBy(() -> commit("slow", readVersion, "1")).isInstanceOf(IOException.class)
         .hasMessageContaining("outcome is unknown");
 
@@ -125,32 +131,33 @@ class TransactionManagerTest {
     completeAppend(0);
     Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> shippedCount() == 1);
     // the late commit happened, in order: a transaction that read before it now conflicts
-    assertThat(commit("other", readVersion, "2").getOutcome()).isEqualTo(TxnOutcomeProto.CONFLICT);
+    assertThat(commit("other", readVersion, "2").outcome()).isEqualTo(TxnOutcome.CONFLICT);
     // a retry of the slow commit gets its true outcome
-    CommitResponse retried = commit("slow", readVersion, "1");
-    assertThat(retried.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
-    assertThat(manager.read(ID, null, 0, List.of(key())).rows().get(0).getColumns(0).getValue().toStringUtf8())
+    CommitOutcome retried = commit("slow", readVersion, "1");
+    assertThat(retried.outcome()).isEqualTo(TxnOutcome.COMMITTED);
+    assertThat(manager.read(ID, null, 0, List.of(ROW)).rows().get(0).columns().values().iterator().next()
+        .toStringUtf8())
         .isEqualTo("1");
   }
 
   @Test
   void aCommitIsStampedAboveTheGroupsLastCommitWhateverTheClockSays() throws Exception {
     clock.set(5); // behind the cache's last commit (10): a leader whose clock stepped back, or a new leader
-    assertThat(blindCommit("t1", "a").getCommitTs()).isEqualTo(11);
+    assertThat(blindCommit("t1", "a").commitTs()).isEqualTo(11);
     clock.set(5_000);
-    assertThat(blindCommit("t2", "b").getCommitTs()).as("the clock, once it is ahead").isEqualTo(5_000);
+    assertThat(blindCommit("t2", "b").commitTs()).as("the clock, once it is ahead").isEqualTo(5_000);
     clock.set(4_000);
-    assertThat(blindCommit("t3", "c").getCommitTs()).isEqualTo(5_001);
+    assertThat(blindCommit("t3", "c").commitTs()).isEqualTo(5_001);
   }
 
   @Test
   void aRetriedCommitGetsItsFirstOutcomeAndIsNotAppliedTwice() throws Exception {
     completeAppendsAsTheyCome();
-    long readVersion = manager.read(ID, null, 0, List.of(key())).rows().get(0).getVersion();
-    CommitResponse first = commit("t1", readVersion, "1");
-    assertThat(first.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
-    CommitResponse conflict = commit("t2", readVersion, "2");
-    assertThat(conflict.getOutcome()).isEqualTo(TxnOutcomeProto.CONFLICT);
+    long readVersion = manager.read(ID, null, 0, List.of(ROW)).rows().get(0).version();
+    CommitOutcome first = commit("t1", readVersion, "1");
+    assertThat(first.outcome()).isEqualTo(TxnOutcome.COMMITTED);
+    CommitOutcome conflict = commit("t2", readVersion, "2");
+    assertThat(conflict.outcome()).isEqualTo(TxnOutcome.CONFLICT);
 
     assertThat(commit("t1", readVersion, "1")).as("its answer was lost; the retry learns it").isEqualTo(first);
     assertThat(blindCommit("t2", "2")).as("a conflict is an outcome too: the retry does not commit")
@@ -161,13 +168,13 @@ class TransactionManagerTest {
   @Test
   void aTransactionThatReadBeforeItsGroupWasReloadedConflicts() throws Exception {
     completeAppendsAsTheyCome();
-    TransactionManager.ReadResult read = manager.read(ID, null, 0, List.of(key()));
-    manager.regionClosing(k -> true, () -> true); // the leader region moves; a new incarnation loads
-    assertThat(manager.read(ID, read.snapshot(), read.incarnation(), List.of(key())).outcome())
-        .isEqualTo(TxnOutcomeProto.CONFLICT);
-    assertThat(manager.commit(ID, "t1", read.incarnation(), List.of(ReadStampProto.newBuilder().setKey(key())
-        .setVersion(read.rows().get(0).getVersion()).build()), List.of(write("1"))).getOutcome())
-        .as("its read versions are not comparable with the reloaded ones").isEqualTo(TxnOutcomeProto.CONFLICT);
+    ReadResult read = manager.read(ID, null, 0, List.of(ROW));
+    handover.regionClosing(k -> true, () -> true); // the leader region moves; a new incarnation loads
+    assertThat(manager.read(ID, read.snapshot(), read.incarnation(), List.of(ROW)).outcome())
+        .isEqualTo(TxnOutcome.CONFLICT);
+    assertThat(manager.commit(ID, "t1", read.incarnation(), List.of(new ReadStamp(ROW,
+        read.rows().get(0).version())), List.of(write("1"))).outcome())
+        .as("its read versions are not comparable with the reloaded ones").isEqualTo(TxnOutcome.CONFLICT);
   }
 
   @Test
@@ -185,7 +192,7 @@ class TransactionManagerTest {
 
   @Test
   void aCommitWhoseAppendFailsAfterItsCallerStoppedWaitingAlsoLeavesItsGroupToTheNextHost() throws Exception {
-    CompletableFuture<CommitResponse> failing = CompletableFuture.supplyAsync(() -> {
+    CompletableFuture<CommitOutcome> failing = CompletableFuture.supplyAsync(() -> {
       try {
         return manager.commit(ID, "t1", 0, List.of(), List.of(write("1")));
       } catch (IOException e) {
@@ -205,7 +212,25 @@ class TransactionManagerTest {
     assertThat(shippedCount()).isZero();
   }
 
-  private CommitResponse blindCommit(String txnId, String value) throws IOException {
+  @Test
+  void aDeletedGroupIsReleasedOnlyOnceItsCommitsAreInHBaseAndTheClockIsPastThem() throws Exception {
+    hbaseDown = true;
+    CommitOutcome committed = blindCommit("t1", "1");
+    GroupHandover.Release release = handover.stopCommits(ID).orElseThrow();
+    assertThat(blindCommit("t2", "2").outcome()).as("commits stop at once").isEqualTo(TxnOutcome.NO_GROUP);
+
+    assertThatThrownBy(release::awaitDurable).hasMessageContaining("not all shipped");
+    hbaseDown = false;
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shippedCount() == 1); // the shipper retries
+    clock.set(committed.commitTs()); // a plain write now would be stamped no later than the group's last commit
+    assertThatThrownBy(release::awaitDurable).hasMessageContaining("ahead of this server's clock");
+
+    clock.set(committed.commitTs() + 1);
+    release.awaitDurable();
+    assertThat(appendCount()).as("the commit, then the mark that it is persisted").isEqualTo(2);
+  }
+
+  private CommitOutcome blindCommit(String txnId, String value) throws IOException {
     completeAppendsAsTheyCome();
     return manager.commit(ID, txnId, 0, List.of(), List.of(write(value)));
   }
@@ -221,13 +246,12 @@ class TransactionManagerTest {
     }
   }
 
-  private CommitResponse commit(String txnId, long readVersion, String value) throws IOException {
-    return manager.commit(ID, txnId, incarnation(), List.of(ReadStampProto.newBuilder().setKey(key())
-        .setVersion(readVersion).build()), List.of(write(value)));
+  private CommitOutcome commit(String txnId, long readVersion, String value) throws IOException {
+    return manager.commit(ID, txnId, incarnation(), List.of(new ReadStamp(ROW, readVersion)), List.of(write(value)));
   }
 
   private long incarnation() throws IOException {
-    return manager.read(ID, null, 0, List.of(key())).incarnation();
+    return manager.read(ID, null, 0, List.of(ROW)).incarnation();
   }
 
   private void completeAppend(int i) {

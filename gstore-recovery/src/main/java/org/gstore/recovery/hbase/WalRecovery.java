@@ -70,7 +70,7 @@ public final class WalRecovery {
   private final String selfLog;
   private final String selfServer;
   private final RecoveryZnodes coordination;
-  private final CommitSink applier;
+  private final ReplayWriter writer;
   private final long retainMillis;
   /** How long one pass tries one log (its lock, its leases, its writes) before it moves on to the next. */
   private final long attemptMillis;
@@ -99,7 +99,7 @@ public final class WalRecovery {
     this.selfLog = selfLog;
     this.selfServer = LogId.serverOf(selfLog);
     this.coordination = znodes;
-    this.applier = applier;
+    this.writer = new ReplayWriter(applier, attemptMillis, this::pause);
     this.retainMillis = retainMillis;
   }
 
@@ -265,12 +265,12 @@ public final class WalRecovery {
         }
         batch.add(new Shipment(group, r.getCommitTs(), r.getWritesList(), null));
         if (batch.size() == BATCH) {
-          skipped += applyUntilDone(batch);
+          skipped += writer.write(batch);
           replayed += batch.size();
           batch.clear();
         }
       }
-      skipped += applyUntilDone(batch);
+      skipped += writer.write(batch);
       replayed += batch.size();
     }
     Path done = new Path(root, server + RECOVERED + System.currentTimeMillis());
@@ -284,49 +284,6 @@ public final class WalRecovery {
         + " in their group), in {} ms", server, files.size(), replayed - skipped, skipped,
         System.currentTimeMillis() - start);
     return true;
-  }
-
-  /**
-   * Writes {@code batch} into HBase, retrying while HBase may take it, at most the attempt time; returns how many
-   * commits were skipped.
-   */
-  private long applyUntilDone(List<Shipment> batch) throws IOException {
-    if (batch.isEmpty()) {
-      return 0;
-    }
-    long backoff = 100;
-    long deadline = System.currentTimeMillis() + attemptMillis;
-    while (true) {
-      try {
-        applier.apply(batch);
-        return 0;
-      } catch (IOException e) {
-        if (CommitApplier.refusedForGood(e)) {
-          if (batch.size() > 1) {
-            long skipped = 0;
-            for (Shipment s : batch) {
-              skipped += applyUntilDone(List.of(s));
-            }
-            return skipped;
-          }
-          if (!CommitApplier.fencedOut(e)) { // a dropped family, a quota: never skipped, the log waits
-            throw new IOException("HBase refuses a commit of group " + batch.get(0).group().id() + " (timestamp "
-                + batch.get(0).commitTs() + ") for good: " + e + "; the log is kept and replayed once the cause is"
-                + " fixed", e);
-          }
-          LOG.warn("G-Store replay skips a commit of group {} (timestamp {}): its rows left the group since ({})",
-              batch.get(0).group().id(), batch.get(0).commitTs(), e.toString());
-          return 1;
-        }
-        if (System.currentTimeMillis() > deadline) {
-          throw new IOException("HBase did not take its writes for " + attemptMillis + " ms: " + e, e);
-        }
-        LOG.warn("G-Store replay could not write {} commits yet; retrying in {} ms ({})", batch.size(), backoff,
-            e.toString());
-        pause(backoff);
-        backoff = Math.min(backoff * 2, 2_000);
-      }
-    }
   }
 
   /** Takes the file over from its writer, as HBase does with a dead server's WAL; its length is then final. */

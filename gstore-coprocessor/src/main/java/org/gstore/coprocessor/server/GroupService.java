@@ -1,0 +1,41 @@
+package org.gstore.coprocessor.server;
+
+import java.io.IOException;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.gstore.common.protocol.ClientRequest;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupRecord;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.Reply;
+import org.gstore.coprocessor.config.GStoreConfig;
+
+/** What the group endpoint needs of G-Store on its region server: group requests, and where groups are led. */
+public interface GroupService {
+  /** Submits a create (or another request) to the engine; the future completes with the leader's answer. */
+  CompletableFuture<Reply> submit(ClientRequest request);
+
+  /** Deletes a group: commits stop, the engine ends it, its rows are released once its commits are in HBase. */
+  CompletableFuture<Reply> delete(ClientRequest.Delete request) throws IOException;
+
+  /** Stops waiting for an answer (the caller gave up; a retry with the same request id waits anew). */
+  void forget(String requestId, CompletableFuture<Reply> reply);
+
+  /** The engine's record of a group. */
+  CompletableFuture<Optional<GroupRecord>> group(GroupId id);
+
+  /** Loads a new group's cache in the background, so its first transaction does not wait for it. */
+  void preload(GroupId id);
+
+  /** Whether the engine serves the region's rows (G-Store calls may be answered). */
+  boolean isReady(RegionInfo region);
+
+  /** Whether {@code leader} is in a region this server serves and that is not closing. */
+  boolean leadsHere(Key leader);
+
+  /** Why rows of {@code table} cannot join a group, or null (see {@link TableGuard#problemWith}). */
+  String problemWith(String table) throws IOException;
+
+  GStoreConfig config();
+}

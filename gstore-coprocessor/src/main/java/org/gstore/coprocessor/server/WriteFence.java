@@ -1,0 +1,52 @@
+package org.gstore.coprocessor.server;
+
+import java.io.IOException;
+import org.apache.hadoop.hbase.RegionTooBusyException;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.gstore.common.RowGroupedException;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.OwnerToken;
+
+/**
+ * Plain HBase writes against the groups' fences: a row a group owns takes only its leader's shipments (writes
+ * carrying the owner token of that very group incarnation); any other row takes any write but a forged one.
+ */
+public final class WriteFence {
+  private final HostedRegions hosted;
+  private final OwnerToken ownerToken;
+
+  WriteFence(HostedRegions hosted, OwnerToken ownerToken) {
+    this.hosted = hosted;
+    this.ownerToken = ownerToken;
+  }
+
+  /** Why {@code m}, to a row of region {@code info}, must not be applied; null if it may. */
+  public IOException refusal(RegionInfo info, Mutation m) {
+    if (!hosted.isWritable(info)) {
+      return new RegionTooBusyException("G-Store is loading the group state of " + info.getRegionNameAsString()
+          + "; retry");
+    }
+    Key key = Key.of(info.getTable().getNameAsString(), m.getRow());
+    GroupRef owner = hosted.ownerOf(key);
+    byte[] token = m.getAttribute(OwnerToken.ATTRIBUTE);
+    if (owner == null && token == null) {
+      return null;
+    }
+    GroupRef claimed = token == null ? null : ownerToken.verify(token, key);
+    if (owner != null && owner.equals(claimed)) {
+      return null;
+    }
+    if (owner == null) {
+      return new RowGroupedException("row " + key + " is not in any G-Store group, but the write claims group "
+          + (claimed == null ? "(forged)" : claimed.id()));
+    }
+    return RowGroupedException.of(key.toString(), owner.id().toString());
+  }
+
+  /** A group owning a row of the region, or null if none does (a bulk load may go ahead). */
+  public GroupRef anyOwnerIn(RegionInfo info) {
+    return hosted.anyOwnerIn(info);
+  }
+}

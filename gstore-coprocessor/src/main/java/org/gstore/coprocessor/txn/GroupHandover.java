@@ -1,0 +1,166 @@
+package org.gstore.coprocessor.txn;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
+import org.gstore.coprocessor.config.GStoreConfig;
+import org.gstore.coprocessor.metrics.GStoreMetrics;
+import org.gstore.coprocessor.wal.CommitLog;
+import org.gstore.coprocessor.wal.UpdateShipper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A group's commits leave this server's hands: the group is deleted ({@link #stopCommits}), or its leader region
+ * closes ({@link #regionClosing}). Either way no commit of the group is taken here any more, and every one it made
+ * is shipped to HBase before its rows are released or its region lets go, so that plain readers and the region's
+ * next host see all of them. A persisted mark in the log then tells a replay not to write them again.
+ */
+public final class GroupHandover {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupHandover.class);
+
+  private final GroupCaches caches;
+  private final CommitLog wal;
+  private final UpdateShipper shipper;
+  private final GStoreMetrics metrics;
+  private final long waitMillis;
+  private final long maxFutureMillis;
+  private final LongSupplier clock;
+
+  /**
+   * @param waitMillis how long one call waits for shipping ({@code gstore.endpoint.wait.ms})
+   * @param maxFutureMillis how far ahead of the clock a commit may be stamped ({@code gstore.txn.max.future.ms})
+   */
+  public GroupHandover(GroupCaches caches, CommitLog wal, UpdateShipper shipper, GStoreMetrics metrics,
+      long waitMillis, long maxFutureMillis, LongSupplier clock) {
+    this.caches = caches;
+    this.wal = wal;
+    this.shipper = shipper;
+    this.metrics = metrics;
+    this.waitMillis = waitMillis;
+    this.maxFutureMillis = maxFutureMillis;
+    this.clock = clock;
+  }
+
+  /**
+   * Stops commits on a group about to be deleted: every later commit is refused, every earlier one is in the WAL
+   * and handed to the shipper. Empty if this server has no cache of the group (nothing committed since it loaded).
+   * The group's rows must not be released before {@link Release#awaitDurable()} returns.
+   */
+  public Optional<Release> stopCommits(GroupId id) throws IOException {
+    return Optional.ofNullable(caches.release(id)).map(Release::new);
+  }
+
+  /** A group whose commits were stopped, on its way to being deleted. */
+  public final class Release {
+    private final GroupCache cache;
+
+    private Release(GroupCache cache) {
+      this.cache = cache;
+    }
+
+    /** The incarnation whose commits were stopped. */
+    public GroupRef group() {
+      return cache.group;
+    }
+
+    /**
+     * Waits until everything the group committed is shipped to HBase and persisted there, and this server's clock
+     * is past its newest commit, so plain writes made after the delete win over the group's. Waits at most the
+     * endpoint wait; may be called again after a failure.
+     */
+    public void awaitDurable() throws IOException {
+      cache.awaitSettled(waitMillis);
+      shipper.drain(cache.group, waitMillis);
+      awaitClockPast(cache);
+      logPersisted(cache);
+      caches.forget(cache);
+    }
+  }
+
+  /**
+   * A leader region closes: refuse new commits of its groups (their clients retry at the next host), and ship
+   * every commit they made before letting the region go, so the next host loads all of them. Waits as long as
+   * shipping takes, saying so loudly: closing with commits unshipped would hide acknowledged commits from the next
+   * host. Unless the whole region server is stopping: its other regions are closing too, so commits bound for them
+   * cannot land until they open elsewhere, which is after this server is gone; the WAL keeps the commits, and the
+   * next host of the group's region replays it before the group serves (as after a crash).
+   */
+  public void regionClosing(Predicate<Key> inRegion, BooleanSupplier serverStopping) {
+    for (GroupCache cache : caches.closeRegion(inRegion)) {
+      long started = clock.getAsLong();
+      while (true) {
+        try {
+          cache.awaitSettled(waitMillis);
+          shipper.drain(cache.group, waitMillis);
+          logPersisted(cache);
+          break;
+        } catch (InterruptedIOException e) {
+          LOG.error("interrupted shipping group {} before its leader region closes; {} commits not shipped",
+              cache.group.id(), shipper.ledger().pendingCount(cache.group));
+          Thread.currentThread().interrupt();
+          return;
+        } catch (IOException e) {
+          if (shipper.isClosed() || serverStopping.getAsBoolean()) {
+            LOG.warn("G-Store is stopping with {} commits of group {} not shipped; they are in its WAL, which is"
+                + " replayed before the group serves again", shipper.ledger().pendingCount(cache.group),
+                cache.group.id());
+            break;
+          }
+          metrics.closeWaitedForShipping();
+          LOG.warn("the leader region of group {} waits for {} commits to be shipped to HBase before it closes"
+              + " ({} ms so far)", cache.group.id(), shipper.ledger().pendingCount(cache.group),
+              clock.getAsLong() - started);
+        }
+      }
+      caches.forget(cache);
+    }
+  }
+
+  /**
+   * Logs that every commit of the group so far is persisted in HBase, so that a replay of this log does not write
+   * them again (see {@code ReplayFilter}). Not waited for: without the mark a replay writes them, as before. None
+   * while a commit of the group is quarantined.
+   */
+  private void logPersisted(GroupCache cache) {
+    if (shipper.ledger().hasQuarantined(cache.group)) {
+      return; // HBase lacks a commit of the group: a replay must still try it
+    }
+    byte[] mark = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
+        .setCommitTs(cache.lastCommitTs()).setTxnId("").setPersistedMark(true).build().toByteArray();
+    wal.append(cache.group, mark).thenAccept(shipper::logged);
+  }
+
+  /**
+   * Waits (at most the endpoint wait, in elapsed time: the clock itself may step) until this server's clock is past
+   * the group's newest commit.
+   */
+  private void awaitClockPast(GroupCache cache) throws IOException {
+    long newest = cache.lastCommitTs();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+    long now;
+    while ((now = clock.getAsLong()) <= newest) {
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (left <= 0) {
+        throw new IOException("group " + cache.group.id() + " has commits stamped up to " + newest + ", "
+            + (newest - now) + " ms ahead of this server's clock; its members are released once the clock passes"
+            + " it (at most " + maxFutureMillis + " ms, " + GStoreConfig.TXN_MAX_FUTURE_MS + "); retry");
+      }
+      try {
+        TimeUnit.MILLISECONDS.sleep(Math.min(newest - now + 1, left));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted");
+      }
+    }
+  }
+}

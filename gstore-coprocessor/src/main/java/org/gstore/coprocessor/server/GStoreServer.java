@@ -4,12 +4,10 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
-import java.util.HashSet;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
-import org.apache.hadoop.fs.FileStatus;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.HConstants;
@@ -42,7 +40,6 @@ import org.gstore.coprocessor.txn.TransactionManager;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
 import org.gstore.coprocessor.wal.WalMetrics;
-import org.gstore.recovery.ClaimStore;
 import org.gstore.recovery.LogId;
 import org.gstore.recovery.PersistenceHeartbeat;
 import org.gstore.recovery.hbase.CommitApplier;
@@ -67,8 +64,6 @@ public final class GStoreServer implements GroupService, Closeable {
 
   private final ServerName serverName;
   private final NodeId self;
-  /** This instance's log: the name of its WAL directory and of its shipments' thresholds. */
-  private final String log;
   private final GStoreConfig config;
   private final HostServer host;
   private final WriteFence writeFence;
@@ -90,8 +85,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final GroupDeletes deletes;
   private volatile boolean crashed;
   /** {@link #fatal} ran: the region server is aborted once. */
-  private final java.util.concurrent.atomic.AtomicBoolean stoppedFatally =
-      new java.util.concurrent.atomic.AtomicBoolean();
+  private final AtomicBoolean stoppedFatally = new AtomicBoolean();
   private volatile boolean aborting;
 
   /** Builds G-Store on the environment's region server and starts it (see {@link GStoreServers#acquire}). */
@@ -132,7 +126,7 @@ public final class GStoreServer implements GroupService, Closeable {
         peers.acl());
     this.instanceLog = new InstanceLog(serverName.getServerName(), walFs, walRoot, config,
         new WalMetrics(env.getMetricRegistryForRegionServer()), recoveryZnodes, e -> fatal(e.getMessage(), e));
-    this.log = instanceLog.log();
+    String log = instanceLog.log();
     this.wal = instanceLog.wal();
     this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
         config.shipperDelayMillis());
@@ -290,7 +284,7 @@ public final class GStoreServer implements GroupService, Closeable {
 
   /** This instance's {@link LogId}: its WAL directory under {@code gstore.wal.dir}, and its thresholds' name. */
   public String log() {
-    return log;
+    return instanceLog.log();
   }
 
   /** This server's update shipper (its T_F, what it holds until persisted). */

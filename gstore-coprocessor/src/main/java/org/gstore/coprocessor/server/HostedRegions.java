@@ -12,28 +12,33 @@ import org.gstore.common.protocol.Key;
 /**
  * The G-Store regions this server hosts whose protocol state is loaded ("ready": the engine serves their rows), the
  * rows among them that belong to a group (the fence), and the regions whose fence is loaded ("writable": plain
- * writes and shippers' writes are checked against it). A region is writable before it is ready: after a crash,
- * replay must write through the fence before the engine serves the groups it replays. Read concurrently by RPC handlers (fencing, endpoint) and the protocol threads.
+ * writes and shippers' writes are checked against it; see {@link RegionPhases}). A region is writable before it is
+ * ready: after a crash, replay must write through the fence before the engine serves the groups it replays. Read
+ * concurrently by RPC handlers (fencing, endpoint) and the protocol threads.
  */
 public final class HostedRegions {
   private final Map<String, ConcurrentSkipListMap<byte[], Region>> ready = new ConcurrentHashMap<>();
   private final Map<Key, GroupRef> fenced = new ConcurrentHashMap<>();
-  /** Regions (by encoded name) whose fence is loaded: writes are checked, though the engine may not serve yet. */
-  private final java.util.Set<String> writable = ConcurrentHashMap.newKeySet();
+  /** Where each region is in its life: writes are checked once its fence is loaded, before the engine serves it. */
+  private final RegionPhases phases = new RegionPhases();
 
-  /** The region's grouped rows are fenced: writes may be checked against the fence from now on. */
-  void markWritable(RegionInfo info) {
-    writable.add(info.getEncodedName());
+  RegionPhases phases() {
+    return phases;
   }
 
   boolean isWritable(RegionInfo info) {
-    return writable.contains(info.getEncodedName());
+    return phases.takesWrites(info.getEncodedName());
   }
 
-  void markReady(Region region) {
+  /** The engine serves the region's rows, unless it began to close; false then. */
+  boolean markReady(Region region) {
     RegionInfo info = region.getRegionInfo();
+    if (!phases.serving(info.getEncodedName())) {
+      return false;
+    }
     ready.computeIfAbsent(info.getTable().getNameAsString(), t -> new ConcurrentSkipListMap<>(Bytes.BYTES_COMPARATOR))
         .put(info.getStartKey(), region);
+    return true;
   }
 
   /**
@@ -41,7 +46,7 @@ public final class HostedRegions {
    * start key may already be here.
    */
   void remove(RegionInfo info) {
-    writable.remove(info.getEncodedName());
+    phases.closed(info.getEncodedName());
     ConcurrentSkipListMap<byte[], Region> regions = ready.get(info.getTable().getNameAsString());
     if (regions != null) {
       regions.computeIfPresent(info.getStartKey(),

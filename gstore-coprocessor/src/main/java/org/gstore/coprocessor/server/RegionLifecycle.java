@@ -1,8 +1,6 @@
 package org.gstore.coprocessor.server;
 
 import java.io.Closeable;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,13 +20,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * G-Store regions opening and closing on one region server. A region that opens goes through three steps, each only
- * while it stays open: its rows' protocol state is read and its grouped rows fenced (from then on writes are checked
- * against the fence, and a replay can write through it); the WAL of every region server HBase has declared dead is
- * replayed (its groups may be led from this region, and must not serve from a state that misses acknowledged
- * commits); then the state is read again (a zombie of the region's last host may have written some before its log
- * was fenced, never after: see {@link StepWriter}) and the engine serves the region's rows. Writes wait for the
- * first step, G-Store calls for the last. A region that closes stops serving and drains what was decided about it.
+ * G-Store regions opening and closing on one region server, through the phases of {@link RegionPhases}. A region
+ * that opens goes through three steps, each only while it stays open: its rows' protocol state is read and its
+ * grouped rows fenced (FENCED: from then on writes are checked against the fence, and a replay can write through
+ * it); the WAL of every region server HBase has declared dead is replayed (its groups may be led from this region,
+ * and must not serve from a state that misses acknowledged commits); then the state is read again (a zombie of the
+ * region's last host may have written some before its log was fenced, never after: see {@link StepWriter}) and the
+ * engine serves the region's rows (SERVING). A region that closes (CLOSING) stops serving and drains what was
+ * decided about it.
  *
  * <p>Threads: state is read on a loader thread and recovery runs on a recovery thread, so that a region that must
  * wait for either never holds the protocol thread, and one region waiting for recovery never holds another.
@@ -44,7 +43,7 @@ final class RegionLifecycle implements Closeable {
   private final GStoreMetrics metrics;
   private final BooleanSupplier serverStopping;
   private final BooleanSupplier crashed;
-  private final Set<String> open = ConcurrentHashMap.newKeySet();
+  private final RegionPhases phases;
   /**
    * How long a closing region waits for its decisions to be durable and out. A region that cannot drain hands over
    * to the crash path, as HBase does when a closing region cannot flush: the writer is halted (what it holds is
@@ -80,6 +79,7 @@ final class RegionLifecycle implements Closeable {
     this.fatal = fatal;
     this.tables = tables;
     this.hosted = hosted;
+    this.phases = hosted.phases();
     this.runtime = runtime;
     this.recovery = recovery;
     this.handover = handover;
@@ -92,18 +92,18 @@ final class RegionLifecycle implements Closeable {
 
   /** A G-Store region opened here: it serves once its state is loaded and no dead server's log is unreplayed. */
   void opened(Region region) {
-    open.add(region.getRegionInfo().getEncodedName());
+    phases.opened(region.getRegionInfo().getEncodedName());
     runtime.engine().thenAcceptAsync(e -> load(region), loaderThread);
   }
 
   /** Whether {@code key} is in a region open here (not closing). */
   boolean serves(Key key) {
     Region region = hosted.regionOf(key);
-    return region != null && open.contains(region.getRegionInfo().getEncodedName());
+    return region != null && phases.isOpen(region.getRegionInfo().getEncodedName());
   }
 
   private boolean isOpen(RegionInfo info) {
-    return !closed && open.contains(info.getEncodedName());
+    return !closed && phases.isOpen(info.getEncodedName());
   }
 
   private void load(Region region) {
@@ -114,9 +114,9 @@ final class RegionLifecycle implements Closeable {
         StateTables.Loaded state = tables.load(info.getTable().getNameAsString(), info.getStartKey(),
             info.getEndKey());
         runtime.input(engine -> {
-          if (open.contains(info.getEncodedName())) {
+          if (phases.isOpen(info.getEncodedName())) { // the fence first: the region takes writes once fenced
             state.owners().forEach(o -> hosted.fence(o.key(), o.group()));
-            hosted.markWritable(info);
+            phases.fenced(info.getEncodedName());
           }
           return Step.NOTHING;
         });
@@ -163,11 +163,13 @@ final class RegionLifecycle implements Closeable {
       return;
     }
     runtime.input(engine -> {
-      if (!open.contains(info.getEncodedName())) {
+      if (!phases.isOpen(info.getEncodedName())) {
         return Step.NOTHING; // closed while loading
       }
       hosted.refence(info, state.owners());
-      hosted.markReady(region);
+      if (!hosted.markReady(region)) {
+        return Step.NOTHING; // began to close meanwhile: its next host loads it
+      }
       engine.load(state.groups(), state.owners(), ProtocolRuntime.now());
       LOG.debug("G-Store loaded {} groups and {} grouped rows of {}", state.groups().size(),
           state.owners().size(), info.getRegionNameAsString());
@@ -185,7 +187,7 @@ final class RegionLifecycle implements Closeable {
    *     it while this server lives, and skip its WAL)
    */
   void closing(RegionInfo info) throws java.io.IOException {
-    if (crashed.getAsBoolean() || !open.remove(info.getEncodedName())) {
+    if (crashed.getAsBoolean() || !phases.closing(info.getEncodedName())) {
       return; // a crashed server drains nothing: what it did not ship is in its WAL
     }
     handover.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
@@ -124,6 +126,25 @@ class FencingIT {
     other.delete();
   }
 
+  @Test
+  void aBatchTouchingOneGroupedRowWritesTheOtherRowsAndFailsOnlyThatOne() throws Exception {
+    List<byte[]> rows = IntStream.range(0, 10).mapToObj(i -> TestRows.row(300 + 10 * i)).toList(); // one region
+    byte[] grouped = rows.get(4);
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("batch").members(ACCOUNTS, List.of(grouped)).build());
+    List<Put> puts = rows.stream().map(r -> new Put(r).addColumn(CF, Q, Bytes.toBytes(42L))).toList();
+
+    assertThatThrownBy(() -> table.put(puts)).isInstanceOfSatisfying(RetriesExhaustedWithDetailsException.class,
+        e -> {
+          assertThat(e.getNumExceptions()).as("only the grouped row's write fails").isEqualTo(1);
+          assertThat(e.getRow(0).getRow()).isEqualTo(grouped);
+          assertThat(groupedCause(e)).as(e.getCause(0).toString()).isNotNull();
+        });
+    for (byte[] row : rows) {
+      assertThat(table.get(new Get(row)).isEmpty()).as(Bytes.toString(row)).isEqualTo(row == grouped);
+    }
+    g.delete();
+  }
+
   private static GroupRef refOf(GStoreMiniCluster cluster, String name) {
     return StateTablesView.groups(cluster).stream().map(GroupRecord::group)
         .filter(r -> r.id().name().equals(name)).reduce((a, b) -> b).orElseThrow();
@@ -134,13 +155,17 @@ class FencingIT {
     return put;
   }
 
-  /** The RowGroupedException behind what the HBase client threw, or null. */
+  /**
+   * The RowGroupedException behind what the HBase client threw, or null. In a batch, HBase reports a write refused
+   * on its own as a DoNotRetryIOException that names the exception's class in its message.
+   */
   private static Throwable groupedCause(Throwable e) {
     if (e instanceof RetriesExhaustedWithDetailsException r) {
       return r.getCauses().stream().map(FencingIT::groupedCause).filter(c -> c != null).findFirst().orElse(null);
     }
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof RowGroupedException) {
+      if (t instanceof RowGroupedException || t instanceof DoNotRetryIOException
+          && String.valueOf(t.getMessage()).contains(RowGroupedException.class.getName())) {
         return t;
       }
     }

@@ -40,8 +40,8 @@ public final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
 
   void attach(TransactionManager transactions, LeaderCheck leaders, Authorizer authorizer) {
     this.transactions = transactions;
-    this.leaders = leaders;
     this.authorizer = authorizer;
+    this.leaders = leaders; // last: it opens the gate
   }
 
   @Override

@@ -188,6 +188,9 @@ public final class TransactionManager {
     WalPosition position;
     try {
       position = await(append);
+    } catch (InterruptedIOException e) {
+      settleWhenKnown(cache, txnId, commitTs, writes, append); // the caller stopped waiting; the append goes on
+      throw e;
     } catch (IOException e) {
       // the record may be in the log all the same: a commit validated without it could be contradicted by its
       // replay, so the group is left to the leader region's next host, which replays the log first
@@ -195,15 +198,21 @@ public final class TransactionManager {
       throw e;
     }
     if (position == null) { // still being written: the outcome is known, and applied, once it is durable
-      cache.markInDoubt(append.handleAsync((p, failure) -> {
-        settleLate(cache, txnId, commitTs, writes, p, failure);
-        return null;
-      }, settler));
+      settleWhenKnown(cache, txnId, commitTs, writes, append);
       throw new IOException("the G-Store WAL did not make the commit durable within " + waitMillis + " ms ("
           + GStoreConfig.ENDPOINT_WAIT_MS + "); its outcome is unknown. Group " + cache.group.id() + " takes no"
           + " other commit until it is known; a retry of this commit with the same transaction id gets it");
     }
     return apply(cache, txnId, commitTs, writes, position);
+  }
+
+  /** The group takes no other commit until the append's outcome is known and settled ({@link #settleLate}). */
+  private void settleWhenKnown(GroupCache cache, String txnId, long commitTs, List<RowWriteProto> writes,
+      CompletableFuture<WalPosition> append) {
+    cache.markInDoubt(append.handleAsync((p, failure) -> {
+      settleLate(cache, txnId, commitTs, writes, p, failure);
+      return null;
+    }, settler));
   }
 
   /** Installs a commit durable in the WAL into the cache, ships it and remembers its outcome. With the lock. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -188,6 +190,30 @@ class TransactionManagerTest {
     assertThatThrownBy(() -> blindCommit("t2", "2")).isInstanceOf(IOException.class);
     assertThat(appendCount()).as("nothing more logged for the group").isEqualTo(1);
     assertThat(shippedCount()).isZero();
+  }
+
+  @Test
+  void aCallerInterruptedWhileItsAppendIsWrittenLeavesTheOutcomeToARetry() throws Exception {
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    Thread caller = new Thread(() -> {
+      try {
+        manager.commit(ID, "t1", 0, List.of(), List.of(write("1")));
+      } catch (IOException | RuntimeException e) {
+        thrown.set(e);
+      }
+    });
+    caller.start();
+    while (appendCount() == 0) { // interrupted within the wait, not after it
+      Thread.onSpinWait();
+    }
+    caller.interrupt();
+    caller.join();
+    assertThat(thrown.get()).isInstanceOf(InterruptedIOException.class);
+
+    completeAppend(0); // the append itself never failed
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> shippedCount() == 1);
+    assertThat(blindCommit("t1", "1").outcome()).as("the retry learns the outcome").isEqualTo(TxnOutcome.COMMITTED);
+    assertThat(appendCount()).as("logged once").isEqualTo(1);
   }
 
   @Test

@@ -36,6 +36,8 @@ import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.coprocessor.config.GStoreConfig;
+import org.gstore.coprocessor.server.GStoreServers;
+import org.gstore.recovery.ThresholdAlerts;
 import org.gstore.recovery.LogId;
 import org.gstore.recovery.hbase.WalRecovery;
 import org.gstore.recovery.hbase.WalFiles;
@@ -59,7 +61,8 @@ class CrashRecoveryIT {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = GStoreMiniCluster.start(3, Map.of(GStoreConfig.SHIPPER_DELAY_MS, "5000"));
+    cluster = GStoreMiniCluster.start(3, Map.of(GStoreConfig.SHIPPER_DELAY_MS, "5000",
+        GStoreConfig.ALERT_SHIPPING_LAG_MS, "1000"));
     client = GStoreClient.create(cluster.getConfiguration());
     cluster.createTable(BANK, new byte[][] {Accounts.CF}, TestRows.splits(3)).close();
   }
@@ -213,6 +216,26 @@ class CrashRecoveryIT {
     assertThat(refusals).as("rows refused while the deleted group's commits were being shipped").isPositive();
     next.delete();
     assertThat(balancesInHBase(rows)).isEqualTo(committed);
+  }
+
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void commitsThatStayUnshippedPastTheLimitRaiseAnAlertThatClearsOnceTheyShip() throws Exception {
+    List<byte[]> rows = TestRows.rows(300, 3);
+    openAccounts(rows);
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("alerting").leader(BANK, rows.get(0))
+        .members(BANK, rows).build());
+    ThresholdAlerts alerts = GStoreServers.on(TestRegions.hostOf(cluster, BANK, rows.get(0))).alerts();
+
+    // every commit is held 5 s (the shipper's test delay) and the limit is 1 s: a beat (every 5 s) sees the lag
+    long until = System.currentTimeMillis() + 12_000;
+    while (System.currentTimeMillis() < until && !alerts.isActive(ThresholdAlerts.Cause.SHIPPING_BLOCKED)) {
+      transfer(g, rows.get(1), rows.get(2), 1);
+      Thread.sleep(300);
+    }
+    assertThat(alerts.active()).containsExactly(ThresholdAlerts.Cause.SHIPPING_BLOCKED);
+    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> alerts.active().isEmpty());
+    g.delete();
   }
 
   private static void openAccounts(List<byte[]> rows) throws Exception {

@@ -42,7 +42,9 @@ public record GStoreConfig(
     long shipperDelayMillis,
     long recoveryRetainMillis,
     long recoveryHeartbeatMillis,
-    long recoveryZombieWindowMillis) {
+    long recoveryZombieWindowMillis,
+    long alertShippingLagMillis,
+    long alertStalledMillis) {
 
   /**
    * The class name of G-Store's region coprocessor, as tables and {@code hbase.coprocessor.user.region.classes} name
@@ -92,6 +94,10 @@ public record GStoreConfig(
    * again. Must exceed one RPC's timeout ({@code hbase.rpc.timeout}); by default twice that.
    */
   public static final String RECOVERY_ZOMBIE_WINDOW_MS = "gstore.recovery.zombie.window.ms";
+  /** How long a commit may wait to be shipped before G-Store alerts (see {@code ThresholdAlerts}). */
+  public static final String ALERT_SHIPPING_LAG_MS = "gstore.alert.shipping.lag.ms";
+  /** How long T_P may stay still with commits unpersisted, or heartbeats keep failing, before G-Store alerts. */
+  public static final String ALERT_STALLED_MS = "gstore.alert.stalled.ms";
   /**
    * How long major compactions of G-Store regions keep delete markers (HBase's time to purge deletes, raised to
    * this if lower): a commit shipped again after a newer commit deleted its cells must stay hidden. Longer than any
@@ -161,7 +167,9 @@ public record GStoreConfig(
         longIn(conf, RECOVERY_HEARTBEAT_MS, 5_000, 10, 600_000),
         longIn(conf, RECOVERY_ZOMBIE_WINDOW_MS,
             2L * conf.getLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HConstants.DEFAULT_HBASE_RPC_TIMEOUT), 1_000,
-            3_600_000));
+            3_600_000),
+        longIn(conf, ALERT_SHIPPING_LAG_MS, 60_000, 1_000, 24L * 3_600_000),
+        longIn(conf, ALERT_STALLED_MS, 120_000, 1_000, 24L * 3_600_000));
   }
 
   /**

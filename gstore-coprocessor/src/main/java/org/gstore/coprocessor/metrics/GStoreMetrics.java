@@ -9,6 +9,7 @@ import org.apache.hadoop.hbase.metrics.MetricRegistry;
 import org.gstore.common.protocol.ProtocolStats;
 import org.gstore.common.wire.DatagramRejectedException.Reason;
 import org.gstore.coprocessor.concurrent.BatchingThread;
+import org.gstore.recovery.ThresholdAlerts;
 import org.gstore.recovery.ShipmentLedger;
 
 /**
@@ -95,6 +96,7 @@ public final class GStoreMetrics {
     public volatile Supplier<Integer> deletesHeld = () -> 0;
     public volatile ShipmentLedger shipper;
     public volatile org.gstore.recovery.PersistenceHeartbeat heartbeat;
+    public volatile ThresholdAlerts alerts;
     /** How many files the shared WAL has. */
     public volatile Supplier<Long> walFiles = () -> 0L;
   }
@@ -129,8 +131,21 @@ public final class GStoreMetrics {
       gauge(r, "serverDeathsSeen", () -> s.heartbeat == null ? 0L : s.heartbeat.deathsSeen());
       gauge(r, "walFiles", () -> s.walFiles.get());
       gauge(r, "walFilesDeleted", () -> s.heartbeat == null ? 0L : s.heartbeat.walFilesDeleted());
+      gauge(r, "alertsActive", () -> s.alerts == null ? 0L : s.alerts.active().size());
+      for (ThresholdAlerts.Cause cause : ThresholdAlerts.Cause.values()) {
+        gauge(r, alertGauge(cause), () -> s.alerts != null && s.alerts.isActive(cause) ? 1L : 0L);
+      }
       return s;
     });
+  }
+
+  /** The gauge of an alert, 1 while it is active: {@code alertShippingBlocked} for SHIPPING_BLOCKED. */
+  public static String alertGauge(ThresholdAlerts.Cause cause) {
+    StringBuilder name = new StringBuilder("alert");
+    for (String word : cause.name().toLowerCase(java.util.Locale.ROOT).split("_")) {
+      name.append(Character.toUpperCase(word.charAt(0))).append(word.substring(1));
+    }
+    return name.toString();
   }
 
   private static void gauge(MetricRegistry registry, String name, Supplier<Long> value) {

@@ -42,6 +42,8 @@ import org.gstore.coprocessor.wal.UpdateShipper;
 import org.gstore.coprocessor.wal.WalMetrics;
 import org.gstore.recovery.LogId;
 import org.gstore.recovery.PersistenceHeartbeat;
+import org.gstore.recovery.ShipmentLedger;
+import org.gstore.recovery.ThresholdAlerts;
 import org.gstore.recovery.hbase.CommitApplier;
 import org.gstore.recovery.hbase.RecoveryZnodes;
 import org.gstore.recovery.hbase.WalRecovery;
@@ -78,6 +80,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final InstanceLog instanceLog;
   private final PersistenceHeartbeat heartbeat;
   private final HeartbeatThread heartbeatThread;
+  private final ThresholdAlerts alerts;
   private final ClientWaiters waiters = new ClientWaiters();
   private final StepWriter writer;
   private final ProtocolRuntime runtime;
@@ -138,7 +141,14 @@ public final class GStoreServer implements GroupService, Closeable {
     this.heartbeat = new PersistenceHeartbeat(serverName.getServerName(), log, recoveryZnodes,
         host::syncHBaseWals, shipper.ledger(), wal::truncate, System::currentTimeMillis,
         config.recoveryRetainMillis(), config.recoveryZombieWindowMillis());
-    this.heartbeatThread = new HeartbeatThread(heartbeat, config.recoveryHeartbeatMillis(), threads("persistence"));
+    this.alerts = new ThresholdAlerts(config.alertShippingLagMillis(), config.alertStalledMillis());
+    this.heartbeatThread = new HeartbeatThread(() -> {
+      heartbeat.run();
+      ShipmentLedger ledger = shipper.ledger();
+      alerts.check(new ThresholdAlerts.Observation(ledger.lagMillis(System.currentTimeMillis()),
+          ledger.unpersistedCount(), heartbeat.persistedThrough(), ledger.quarantinedCount(), heartbeat.failures()),
+          System.currentTimeMillis());
+    }, config.recoveryHeartbeatMillis(), threads("persistence"));
 
     ReleaseGate releaseGate = new ReleaseGate();
     DatagramOutbox outbox = new DatagramOutbox(releaseGate, peers, locator, transport);
@@ -172,6 +182,7 @@ public final class GStoreServer implements GroupService, Closeable {
     gauges.deletesHeld = deletes::held;
     gauges.shipper = shipper.ledger();
     gauges.heartbeat = heartbeat;
+    gauges.alerts = alerts;
     gauges.walFiles = () -> (long) wal.fileCount();
   }
 
@@ -285,6 +296,11 @@ public final class GStoreServer implements GroupService, Closeable {
   /** This instance's {@link LogId}: its WAL directory under {@code gstore.wal.dir}, and its thresholds' name. */
   public String log() {
     return instanceLog.log();
+  }
+
+  /** This leader's alerts on thresholds that stopped advancing. */
+  public ThresholdAlerts alerts() {
+    return alerts;
   }
 
   /** This server's update shipper (its T_F, what it holds until persisted). */

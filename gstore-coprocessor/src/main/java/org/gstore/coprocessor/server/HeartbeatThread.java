@@ -4,9 +4,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Runs the persistence heartbeat every period on a thread of its own, from {@link #start()} to {@link #stop()}. */
+/**
+ * Runs the persistence heartbeat (and the alert check after it) every period on a thread of its own, from
+ * {@link #start()} to {@link #stop()}.
+ */
 final class HeartbeatThread {
+  private static final Logger LOG = LoggerFactory.getLogger(HeartbeatThread.class);
+
   private final Runnable heartbeat;
   private final long periodMillis;
   private final ScheduledExecutorService thread;
@@ -18,7 +25,16 @@ final class HeartbeatThread {
   }
 
   void start() {
-    thread.scheduleWithFixedDelay(heartbeat, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+    thread.scheduleWithFixedDelay(this::beat, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+  }
+
+  /** One beat; whatever it throws, the next beat still runs (an escaping throwable would cancel them all). */
+  private void beat() {
+    try {
+      heartbeat.run();
+    } catch (Throwable e) { // NOPMD: see above
+      LOG.error("G-Store persistence heartbeat failed unexpectedly; the next one runs as planned", e);
+    }
   }
 
   /** Stops the heartbeat: no beat starts any more, and a beat running is interrupted. */

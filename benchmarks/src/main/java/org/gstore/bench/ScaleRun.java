@@ -266,7 +266,7 @@ public final class ScaleRun {
 
   private static boolean grouped(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof RowGroupedException) {
+      if (RowGroupedException.is(t)) {
         return true;
       }
     }

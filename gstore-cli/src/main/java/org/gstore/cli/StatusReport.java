@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
@@ -28,11 +29,13 @@ import org.gstore.recovery.hbase.WalRecovery;
 /**
  * {@code gstore status}: the region servers as recovery sees them, read from ZooKeeper and the WAL directory on
  * HDFS: alive or dead, each leader's T_F and T_P (the lowest claim of the live registered servers for its log),
- * its WAL files and bytes, and dead servers' WALs waiting for, in, or done with their replay.
+ * its WAL files and bytes, dead servers' WALs waiting for, in, or done with their replay, and the alerts each live
+ * server published (thresholds that stopped advancing; docs/operations.md, "Alerts").
  */
 final class StatusReport {
   /** One region server (live, or dead with a WAL or thresholds left). */
-  record Server(String name, String state, long shippedThrough, long persistedThrough, int walFiles, long walBytes) {}
+  record Server(String name, String state, long shippedThrough, long persistedThrough, int walFiles, long walBytes,
+      Set<String> alerts) {}
 
   private StatusReport() {}
 
@@ -43,6 +46,7 @@ final class StatusReport {
       RecoveryZnodes znodes = new RecoveryZnodes(() -> zk, parent, ZooDefs.Ids.OPEN_ACL_UNSAFE);
       Set<String> live = znodes.liveServers();
       Map<String, ClaimStore.Flushed> flushed = znodes.flushed();
+      Map<String, Set<String>> alerts = znodes.alerts();
       Map<String, Map<String, Long>> claims = znodes.claims();
       Set<String> replaying = znodes.recoveriesInProgress();
       Path root = GStoreConfig.walRoot(conf);
@@ -88,7 +92,8 @@ final class StatusReport {
           bytes += wal.getLength();
         }
         servers.add(new Server(server, e.getValue(), log == null ? -1L : log.shippedThrough(),
-            persisted == Long.MAX_VALUE ? -1 : persisted, files, bytes));
+            persisted == Long.MAX_VALUE ? -1 : persisted, files, bytes,
+            live.contains(server) ? alerts.getOrDefault(server, Set.of()) : Set.of()));
       }
       return servers;
     } finally {
@@ -109,6 +114,12 @@ final class StatusReport {
     }
     out.append("T_F: the server's last shipment HBase acknowledged; T_P: the lowest claim of the live servers for"
         + " it (-: none yet). See docs/recovery.md.\n");
+    for (Server s : servers) {
+      if (!s.alerts().isEmpty()) {
+        out.append("ALERT ").append(s.name()).append(": ").append(String.join(", ", new TreeSet<>(s.alerts())))
+            .append(" (the server's log names the remedy; docs/operations.md, \"Alerts\")\n");
+      }
+    }
     return out.toString();
   }
 

@@ -18,6 +18,17 @@ public class RowGroupedException extends DoNotRetryIOException {
     super(message);
   }
 
+  /**
+   * Whether {@code e} is this refusal, in either form a client gets it: the exception itself (a single write, or a
+   * batch whose every write was refused), or, for one write of a batch refused on its own, the
+   * {@link DoNotRetryIOException} HBase makes of it, whose message keeps only "class name: message" (and which the
+   * client prefixes with the name of the remote exception's class).
+   */
+  public static boolean is(Throwable e) {
+    return e instanceof RowGroupedException || e instanceof DoNotRetryIOException && e.getMessage() != null
+        && e.getMessage().contains(RowGroupedException.class.getName() + ": ");
+  }
+
   /** @param row the row written, printable; @param group the group that owns it, printable */
   public static RowGroupedException of(String row, String group) {
     return new RowGroupedException("row " + row + " belongs to G-Store group " + group

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -22,6 +23,8 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.CommonFSUtils;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 import org.awaitility.Awaitility;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
@@ -39,6 +42,7 @@ import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.server.GStoreServers;
 import org.gstore.recovery.ThresholdAlerts;
 import org.gstore.recovery.LogId;
+import org.gstore.recovery.hbase.RecoveryZnodes;
 import org.gstore.recovery.hbase.WalRecovery;
 import org.gstore.recovery.hbase.WalFiles;
 import org.junit.jupiter.api.AfterAll;
@@ -225,7 +229,11 @@ class CrashRecoveryIT {
     openAccounts(rows);
     KeyGroup g = client.createGroup(GroupSpec.builder().id("alerting").leader(BANK, rows.get(0))
         .members(BANK, rows).build());
-    ThresholdAlerts alerts = GStoreServers.on(TestRegions.hostOf(cluster, BANK, rows.get(0))).alerts();
+    ServerName leader = TestRegions.hostOf(cluster, BANK, rows.get(0));
+    ThresholdAlerts alerts = GStoreServers.on(leader).alerts();
+    ZooKeeper zk = TestZooKeeper.session(cluster.getConfiguration());
+    RecoveryZnodes znodes = new RecoveryZnodes(() -> zk,
+        cluster.getTestingUtility().getZooKeeperWatcher().getZNodePaths().baseZNode, ZooDefs.Ids.OPEN_ACL_UNSAFE);
 
     // every commit is held 5 s (the shipper's test delay) and the limit is 1 s: a beat (every 5 s) sees the lag
     long until = System.currentTimeMillis() + 12_000;
@@ -234,7 +242,11 @@ class CrashRecoveryIT {
       Thread.sleep(300);
     }
     assertThat(alerts.active()).containsExactly(ThresholdAlerts.Cause.SHIPPING_BLOCKED);
+    Awaitility.await("published for gstore status").atMost(Duration.ofSeconds(10))
+        .until(() -> znodes.alerts().getOrDefault(leader.getServerName(), Set.of()).contains("SHIPPING_BLOCKED"));
     Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> alerts.active().isEmpty());
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !znodes.alerts().containsKey(leader.getServerName()));
+    zk.close();
     g.delete();
   }
 

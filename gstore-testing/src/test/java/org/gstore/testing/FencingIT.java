@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
@@ -155,17 +154,13 @@ class FencingIT {
     return put;
   }
 
-  /**
-   * The RowGroupedException behind what the HBase client threw, or null. In a batch, HBase reports a write refused
-   * on its own as a DoNotRetryIOException that names the exception's class in its message.
-   */
+  /** The RowGroupedException behind what the HBase client threw (in either form, see its {@code is}), or null. */
   private static Throwable groupedCause(Throwable e) {
     if (e instanceof RetriesExhaustedWithDetailsException r) {
       return r.getCauses().stream().map(FencingIT::groupedCause).filter(c -> c != null).findFirst().orElse(null);
     }
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof RowGroupedException || t instanceof DoNotRetryIOException
-          && String.valueOf(t.getMessage()).contains(RowGroupedException.class.getName())) {
+      if (RowGroupedException.is(t)) {
         return t;
       }
     }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
@@ -19,11 +19,12 @@ import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.metrics.MetricRegistries;
 import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.hadoop.hbase.zookeeper.ZKConfig;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.awaitility.Awaitility;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.GroupSpec;
+import org.gstore.client.KeyGroup;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
@@ -67,7 +68,7 @@ class WalRecoveryIT {
     try (FileSystem zombieFs = FileSystem.newInstance(root.toUri(), conf);
         FileSystem recoveryFs = FileSystem.newInstance(root.toUri(), conf)) {
       SharedWal wal = openWal(zombieFs, root, zombie);
-      ZooKeeper zk = session(conf);
+      ZooKeeper zk = TestZooKeeper.session(conf);
       try {
         wal.append(ZOMBIES_GROUP, record(ZOMBIES_GROUP, "acknowledged-1", null)).get(30, TimeUnit.SECONDS);
         wal.append(ZOMBIES_GROUP, record(ZOMBIES_GROUP, "acknowledged-2", null)).get(30, TimeUnit.SECONDS);
@@ -108,7 +109,7 @@ class WalRecoveryIT {
       wal.abandon();
       admin.disableTable(stalled); // the first replay cannot write: it retries until it dies
 
-      ZooKeeper first = session(conf);
+      ZooKeeper first = TestZooKeeper.session(conf);
       WalRecovery dying = recovery(cluster, recoveryFs, first);
       CompletableFuture<WalRecovery.Pass> firstPass = CompletableFuture.supplyAsync(() -> {
         try {
@@ -126,7 +127,7 @@ class WalRecoveryIT {
       // the next pass, ours or a region server's (the table's region reopening runs one), takes the fenced
       // directory over and finishes the replay
       admin.enableTable(stalled);
-      ZooKeeper second = session(conf);
+      ZooKeeper second = TestZooKeeper.session(conf);
       try {
         WalRecovery next = recovery(cluster, recoveryFs, second);
         next.recoverDeadServers();
@@ -159,7 +160,7 @@ class WalRecoveryIT {
         out.write(second);
         out.write(WalFormat.frame(record(group, "acknowledged-3", null)));
       }
-      ZooKeeper zk = session(conf);
+      ZooKeeper zk = TestZooKeeper.session(conf);
       try {
         WalRecovery recovery = recovery(cluster, fs, zk);
         assertThatThrownBy(recovery::recoverDeadServers).isInstanceOf(WalFiles.CorruptWalException.class)
@@ -196,7 +197,7 @@ class WalRecoveryIT {
       fineWal.append(fine, record(fine, "replayable", null)).get(30, TimeUnit.SECONDS);
       fineWal.close();
       admin.disableTable(disabled);
-      ZooKeeper zk = session(conf);
+      ZooKeeper zk = TestZooKeeper.session(conf);
       try {
         WalRecovery recovery = recovery(cluster, recoveryFs, zk, 1_000);
         // a region that leads only the fine group serves once its log is replayed, the stuck log notwithstanding
@@ -219,6 +220,38 @@ class WalRecoveryIT {
     }
   }
 
+  @Test
+  void aReplayedCommitWhoseRowsLeftItsGroupIsSkippedWholeThoughOneOfThemIsFreeNow(GStoreMiniCluster cluster)
+      throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Path root = GStoreConfig.walRoot(conf);
+    TableName table = TableName.valueOf("replay_fenced_out");
+    cluster.createTable(table, new byte[][] {Bytes.toBytes("a")}, null).close();
+    GroupRef deadLeadersGroup = group("fenced-out-group");
+    String dead = "fenced-out.example.com,16020,4";
+    try (GStoreClient client = GStoreClient.create(cluster.getConnection());
+        FileSystem deadFs = FileSystem.newInstance(root.toUri(), conf);
+        FileSystem recoveryFs = FileSystem.newInstance(root.toUri(), conf)) {
+      // the dead leader's commit wrote two rows of one region; one has joined another group since, the other is free
+      // and refuses the dead group's token as well: the commit is refused whole, and skipped
+      KeyGroup taker = client.createGroup(GroupSpec.builder().id("taker")
+          .members(table, List.of(Bytes.toBytes("taken"))).build());
+      SharedWal wal = openWal(deadFs, root, dead);
+      wal.append(deadLeadersGroup, record(deadLeadersGroup, "left-its-group", table, "free", "taken"))
+          .get(30, TimeUnit.SECONDS);
+      wal.abandon();
+
+      ZooKeeper zk = TestZooKeeper.session(conf);
+      try {
+        WalRecovery.Pass pass = recovery(cluster, recoveryFs, zk, 10_000).recoverDeadServers();
+        assertThat(pass.commitsSkipped()).as("skipped, not a replay stuck on the refusal").isEqualTo(1);
+      } finally {
+        zk.close();
+      }
+      taker.delete();
+    }
+  }
+
   private static SharedWal openWal(FileSystem fs, Path root, String server) throws IOException {
     return new SharedWal(fs, new Path(root, server), 1, 1 << 16, false, 60_000, new WalMetrics(MetricRegistries.global()
         .create(new MetricRegistryInfo("test-wal-" + server, "test", "test", "test", false))), fenced -> { });
@@ -238,29 +271,23 @@ class WalRecoveryIT {
         600_000, attemptMillis);
   }
 
-  private static ZooKeeper session(Configuration conf) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(ZKConfig.getZKQuorumServersString(conf), 30_000, e -> {
-      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
-    assertThat(connected.await(30, TimeUnit.SECONDS)).isTrue();
-    return zk;
-  }
-
   private static GroupRef group(String name) {
     return new GroupRef(new GroupId(name, Key.of("t", new byte[] {1})), new Uid(new NodeId("dead"), 1));
   }
 
   /** A commit record of {@code group}; with a table, it writes one cell there. */
   private static byte[] record(GroupRef group, String txnId, TableName table) {
+    return table == null ? record(group, txnId, null, new String[0]) : record(group, txnId, table, "row");
+  }
+
+  /** A commit record of {@code group} writing one cell in each of {@code rows} of {@code table}. */
+  private static byte[] record(GroupRef group, String txnId, TableName table, String... rows) {
     WalRecordProto.Builder r = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(group))
         .setCommitTs(1_000).setTxnId(txnId);
-    if (table != null) {
+    for (String row : rows) {
       r.addWrites(RowWriteProto.newBuilder()
           .setKey(KeyProto.newBuilder().setTable(table.getNameAsString())
-              .setRow(com.google.protobuf.ByteString.copyFromUtf8("row")))
+              .setRow(com.google.protobuf.ByteString.copyFromUtf8(row)))
           .addColumns(ColumnProto.newBuilder().setFamily(com.google.protobuf.ByteString.copyFromUtf8("a"))
               .setQualifier(com.google.protobuf.ByteString.copyFromUtf8("q"))
               .setValue(com.google.protobuf.ByteString.copyFromUtf8("v"))));

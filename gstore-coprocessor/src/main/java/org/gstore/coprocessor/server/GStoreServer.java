@@ -42,7 +42,6 @@ import org.gstore.coprocessor.wal.UpdateShipper;
 import org.gstore.coprocessor.wal.WalMetrics;
 import org.gstore.recovery.LogId;
 import org.gstore.recovery.PersistenceHeartbeat;
-import org.gstore.recovery.ShipmentLedger;
 import org.gstore.recovery.ThresholdAlerts;
 import org.gstore.recovery.hbase.CommitApplier;
 import org.gstore.recovery.hbase.RecoveryZnodes;
@@ -142,13 +141,9 @@ public final class GStoreServer implements GroupService, Closeable {
         host::syncHBaseWals, shipper.ledger(), wal::truncate, System::currentTimeMillis,
         config.recoveryRetainMillis(), config.recoveryZombieWindowMillis());
     this.alerts = new ThresholdAlerts(config.alertShippingLagMillis(), config.alertStalledMillis());
-    this.heartbeatThread = new HeartbeatThread(() -> {
-      heartbeat.run();
-      ShipmentLedger ledger = shipper.ledger();
-      alerts.check(new ThresholdAlerts.Observation(ledger.lagMillis(System.currentTimeMillis()),
-          ledger.unpersistedCount(), heartbeat.persistedThrough(), ledger.quarantinedCount(), heartbeat.failures()),
-          System.currentTimeMillis());
-    }, config.recoveryHeartbeatMillis(), threads("persistence"));
+    this.heartbeatThread = new HeartbeatThread(new ThresholdWatch(serverName.getServerName(), heartbeat,
+        shipper.ledger(), alerts, recoveryZnodes, System::currentTimeMillis), config.recoveryHeartbeatMillis(),
+        threads("persistence"));
 
     ReleaseGate releaseGate = new ReleaseGate();
     DatagramOutbox outbox = new DatagramOutbox(releaseGate, peers, locator, transport);

@@ -83,7 +83,7 @@ public final class CommitApplier implements CommitSink {
     if (e instanceof RetriesExhaustedWithDetailsException details) {
       return !details.getCauses().isEmpty() && details.getCauses().stream().allMatch(CommitApplier::fencedOut);
     }
-    return e instanceof RowGroupedException;
+    return RowGroupedException.is(e);
   }
 
   private Table table(TableName name) throws IOException {

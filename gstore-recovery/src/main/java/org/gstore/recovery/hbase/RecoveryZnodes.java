@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -37,6 +38,7 @@ public final class RecoveryZnodes implements ClaimStore {
   private final String flushedPath;
   private final String persistedPath;
   private final String locksPath;
+  private final String alertsPath;
   private final List<ACL> acl;
 
   public RecoveryZnodes(Supplier<ZooKeeper> session, String znodeParent, List<ACL> acl) {
@@ -45,6 +47,7 @@ public final class RecoveryZnodes implements ClaimStore {
     this.flushedPath = znodeParent + "/gstore/flushed";
     this.persistedPath = znodeParent + "/gstore/persisted";
     this.locksPath = znodeParent + "/gstore/recovery";
+    this.alertsPath = znodeParent + "/gstore/alerts";
     this.acl = acl;
   }
 
@@ -103,10 +106,30 @@ public final class RecoveryZnodes implements ClaimStore {
     return claims;
   }
 
-  /** Forgets a dead server whose WAL was replayed long ago: its thresholds no longer hold anything back. */
+  /**
+   * Forgets a server that stopped cleanly, or a dead one whose WAL was replayed long ago: its thresholds no longer
+   * hold anything back, and its alerts are over.
+   */
   public void forget(String server) throws IOException {
     delete(flushedPath + "/" + server);
     delete(persistedPath + "/" + server);
+    delete(alertsPath + "/" + server);
+  }
+
+  /** Publishes the alerts active on {@code server} (none: empty), for {@code gstore status} (see ThresholdAlerts). */
+  public void publishAlerts(String server, Set<String> alerts) throws IOException {
+    put(alertsPath + "/" + server, String.join(",", new TreeSet<>(alerts)));
+  }
+
+  /** The alerts each server published last: server to its active alerts (servers with none left out). */
+  public Map<String, Set<String>> alerts() throws IOException {
+    Map<String, Set<String>> alerts = new HashMap<>();
+    readAll(alertsPath).forEach((server, text) -> {
+      if (!text.isBlank()) {
+        alerts.put(server, Set.of(text.trim().split(",")));
+      }
+    });
+    return alerts;
   }
 
   /** Dead servers whose WAL some server is replaying now (it holds their recovery lock). */

@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
-import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
-import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
@@ -29,7 +27,6 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
-import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.util.Pair;
 import org.gstore.common.RowGroupedException;
 import org.gstore.common.protocol.GroupRef;
@@ -147,34 +144,15 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   }
 
   /**
-   * Fences a batch per operation: in a batch another service sends (a {@code BufferedMutator}, {@code
-   * Table.put(List)}), only the writes to grouped rows fail, each with a {@code DoNotRetryIOException} whose message
-   * names {@link RowGroupedException} and the group (or a {@code RegionTooBusyException} while the region's fence
-   * loads, which the client retries); the other writes are applied. A batch whose every write is refused fails as a
-   * whole with the refusal itself (HBase ignores a failed status on a single {@code Put} or {@code Delete}, so it
-   * must be thrown).
+   * Refuses the region's part of a batch if any of its writes is refused. Per-operation statuses would spare the
+   * other writes, but HBase reports such a status as success on its atomic paths (mutateRow, atomic region actions,
+   * MultiRowMutationEndpoint): a refused write would look applied. Not until those paths are told apart.
    */
   @Override
   public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c,
       MiniBatchOperationInProgress<Mutation> batch) throws IOException {
-    if (server == null) {
-      return;
-    }
-    IOException[] refusals = new IOException[batch.size()];
-    int refused = 0;
     for (int i = 0; i < batch.size(); i++) {
-      refusals[i] = server.writeFence().refusal(env.getRegionInfo(), batch.getOperation(i));
-      refused += refusals[i] == null ? 0 : 1;
-    }
-    for (int i = 0; i < batch.size() && refused > 0; i++) {
-      if (refusals[i] == null) {
-        continue;
-      }
-      if (refused == batch.size()) {
-        throw refusals[i];
-      }
-      batch.setOperationStatus(i, new OperationStatus(refusals[i] instanceof RegionTooBusyException
-          ? OperationStatusCode.STORE_TOO_BUSY : OperationStatusCode.FAILURE, refusals[i]));
+      checkWrite(batch.getOperation(i));
     }
   }
 

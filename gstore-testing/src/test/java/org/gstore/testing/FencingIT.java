@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.IntStream;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
@@ -111,11 +110,12 @@ class FencingIT {
     assertThatThrownBy(() -> table.put(withToken(new Put(row).addColumn(CF, Q, Bytes.toBytes(8L)),
         tokens.sign(notOwner, key)))).satisfies(e -> assertThat(groupedCause(e)).isNotNull());
     byte[] forged = new OwnerToken("not-the-cluster-secret!!".getBytes(StandardCharsets.UTF_8)).sign(owner, key);
+    // a token that does not verify is refused, but not as a fencing decision (a replay never skips a commit for it)
     assertThatThrownBy(() -> table.put(withToken(new Put(row).addColumn(CF, Q, Bytes.toBytes(9L)), forged)))
-        .satisfies(e -> assertThat(groupedCause(e)).isNotNull());
+        .hasStackTraceContaining("does not verify").satisfies(e -> assertThat(groupedCause(e)).isNull());
     byte[] forAnotherRow = tokens.sign(owner, Key.of(ACCOUNTS.getNameAsString(), TestRows.row(11)));
     assertThatThrownBy(() -> table.put(withToken(new Put(row).addColumn(CF, Q, Bytes.toBytes(10L)), forAnotherRow)))
-        .satisfies(e -> assertThat(groupedCause(e)).isNotNull());
+        .hasStackTraceContaining("does not verify").satisfies(e -> assertThat(groupedCause(e)).isNull());
     assertThat(Bytes.toLong(table.get(new Get(row)).getValue(CF, Q))).isEqualTo(7L);
 
     g.delete();
@@ -123,25 +123,6 @@ class FencingIT {
         tokens.sign(owner, key)))).as("a deleted group's shipper cannot write a row that moved on")
         .satisfies(e -> assertThat(groupedCause(e)).isNotNull());
     other.delete();
-  }
-
-  @Test
-  void aBatchTouchingOneGroupedRowWritesTheOtherRowsAndFailsOnlyThatOne() throws Exception {
-    List<byte[]> rows = IntStream.range(0, 10).mapToObj(i -> TestRows.row(300 + 10 * i)).toList(); // one region
-    byte[] grouped = rows.get(4);
-    KeyGroup g = client.createGroup(GroupSpec.builder().id("batch").members(ACCOUNTS, List.of(grouped)).build());
-    List<Put> puts = rows.stream().map(r -> new Put(r).addColumn(CF, Q, Bytes.toBytes(42L))).toList();
-
-    assertThatThrownBy(() -> table.put(puts)).isInstanceOfSatisfying(RetriesExhaustedWithDetailsException.class,
-        e -> {
-          assertThat(e.getNumExceptions()).as("only the grouped row's write fails").isEqualTo(1);
-          assertThat(e.getRow(0).getRow()).isEqualTo(grouped);
-          assertThat(groupedCause(e)).as(e.getCause(0).toString()).isNotNull();
-        });
-    for (byte[] row : rows) {
-      assertThat(table.get(new Get(row)).isEmpty()).as(Bytes.toString(row)).isEqualTo(row == grouped);
-    }
-    g.delete();
   }
 
   private static GroupRef refOf(GStoreMiniCluster cluster, String name) {

@@ -169,7 +169,7 @@ public record GStoreConfig(
             2L * conf.getLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HConstants.DEFAULT_HBASE_RPC_TIMEOUT), 1_000,
             3_600_000),
         longIn(conf, ALERT_SHIPPING_LAG_MS, 60_000, 1_000, 24L * 3_600_000),
-        longIn(conf, ALERT_STALLED_MS, 120_000, 1_000, 24L * 3_600_000));
+        longIn(conf, ALERT_STALLED_MS, 300_000, 1_000, 24L * 3_600_000));
   }
 
   /**

@@ -1,6 +1,7 @@
 package org.gstore.coprocessor.server;
 
 import java.io.IOException;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.RegionInfo;
@@ -12,6 +13,10 @@ import org.gstore.common.wire.OwnerToken;
 /**
  * Plain HBase writes against the groups' fences: a row a group owns takes only its leader's shipments (writes
  * carrying the owner token of that very group incarnation); any other row takes any write but a forged one.
+ *
+ * <p>{@link RowGroupedException} means exactly that a verified owner token names a group that does not own the row,
+ * or that a plain write hit a grouped row: a replay skips a commit refused so (its rows left its group). A token
+ * that does not verify gets another refusal, which a replay never skips.
  */
 public final class WriteFence {
   private final HostedRegions hosted;
@@ -35,12 +40,18 @@ public final class WriteFence {
       return null;
     }
     GroupRef claimed = token == null ? null : ownerToken.verify(token, key);
+    if (token != null && claimed == null) {
+      // not a fencing decision: a replay must keep such a commit (RowGroupedException would make it skip it)
+      return new DoNotRetryIOException("the G-Store owner token of the write to row " + key + " does not verify:"
+          + " it was made for another row, with another gstore.cluster.secret (every region server must have the"
+          + " same), or forged");
+    }
     if (owner != null && owner.equals(claimed)) {
       return null;
     }
     if (owner == null) {
       return new RowGroupedException("row " + key + " is not in any G-Store group, but the write claims group "
-          + (claimed == null ? "(forged)" : claimed.id()));
+          + claimed.id());
     }
     return RowGroupedException.of(key.toString(), owner.id().toString());
   }

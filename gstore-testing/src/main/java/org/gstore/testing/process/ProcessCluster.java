@@ -87,7 +87,7 @@ public final class ProcessCluster {
     for (String role : notRunning) {
       startRole(role);
     }
-    awaitServing();
+    awaitServing(layout.roles());
     log.printf("cluster serves after %.1f s: %d region servers; clients use %s%n",
         (System.nanoTime() - started) / 1e9, layout.regionServers(), clientSite());
   }
@@ -104,7 +104,9 @@ public final class ProcessCluster {
     checkPortsFree(List.of(role));
     startRole(role);
     if (ClusterLayout.isRegionServer(role) || role.equals("master")) {
-      awaitServing();
+      // only this role's death fails the wait: another may be down on purpose meanwhile (a chaos run's second
+      // fault), and the wait then lasts until it is back
+      awaitServing(List.of(role));
     }
   }
 
@@ -266,10 +268,13 @@ public final class ProcessCluster {
     }
   }
 
-  /** Waits until the master is active, every region server is live and G-Store's state tables exist. */
-  private void awaitServing() throws IOException {
+  /**
+   * Waits until the master is active, every region server is live and G-Store's state tables exist; fails at once if
+   * one of {@code started} dies meanwhile.
+   */
+  private void awaitServing(List<String> started) throws IOException {
     ClusterProbe.awaitServing(clientConfiguration(), layout.regionServers(), START_TIMEOUT, () -> {
-      for (String role : layout.roles()) {
+      for (String role : started) {
         if (!node(role).alive()) {
           throw new IOException(role + " died; the end of its log:\n" + node(role).logTail(40));
         }

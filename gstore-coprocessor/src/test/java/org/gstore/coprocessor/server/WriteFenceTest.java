@@ -1,0 +1,75 @@
+package org.gstore.coprocessor.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.RegionInfoBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.gstore.common.RowGroupedException;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.NodeId;
+import org.gstore.common.protocol.Uid;
+import org.gstore.common.wire.OwnerToken;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which refusal a write gets. A replay skips a commit refused as {@link RowGroupedException} (its rows left its
+ * group), so only a verified token of a group that no longer owns the row may get that one: any other refusal keeps
+ * the commit in the log until the cause is fixed.
+ */
+class WriteFenceTest {
+  private static final RegionInfo REGION = RegionInfoBuilder.newBuilder(TableName.valueOf("t")).build();
+  private static final Key ROW = Key.of("t", Bytes.toBytes("row"));
+  private static final GroupRef OWNER = ref("owner");
+  private final HostedRegions hosted = new HostedRegions();
+  private final OwnerToken tokens = new OwnerToken(secret("the-cluster-secret-of-this-test"));
+  private final WriteFence fence = new WriteFence(hosted, tokens);
+
+  WriteFenceTest() {
+    hosted.phases().opened(REGION.getEncodedName());
+    hosted.phases().fenced(REGION.getEncodedName());
+    hosted.fence(ROW, OWNER);
+  }
+
+  @Test
+  void theOwnersTokenPassesAndAPlainWriteIsRefusedAsGrouped() {
+    assertThat(fence.refusal(REGION, signed(tokens.sign(OWNER, ROW)))).isNull();
+    assertThat(RowGroupedException.is(fence.refusal(REGION, new Put(ROW.row())))).isTrue();
+  }
+
+  @Test
+  void aVerifiedTokenOfAGroupThatNoLongerOwnsTheRowIsRefusedAsGrouped() {
+    assertThat(RowGroupedException.is(fence.refusal(REGION, signed(tokens.sign(ref("gone"), ROW))))).isTrue();
+  }
+
+  @Test
+  void aTokenThatDoesNotVerifyIsNeverRefusedAsGroupedSoAReplayKeepsItsCommit() {
+    byte[] otherSecret = new OwnerToken(secret("another-secret-mid-rotation!!")).sign(OWNER, ROW);
+    byte[] forAnotherRow = tokens.sign(OWNER, Key.of("t", Bytes.toBytes("other")));
+    for (byte[] token : new byte[][] {otherSecret, forAnotherRow}) {
+      Exception refusal = fence.refusal(REGION, signed(token));
+      assertThat(refusal).isNotNull();
+      assertThat(RowGroupedException.is(refusal)).as(refusal.toString()).isFalse();
+      assertThat(refusal.getMessage()).contains("does not verify");
+    }
+  }
+
+  private static Put signed(byte[] token) {
+    Put put = new Put(ROW.row());
+    put.setAttribute(OwnerToken.ATTRIBUTE, token);
+    return put;
+  }
+
+  private static GroupRef ref(String name) {
+    return new GroupRef(new GroupId(name, ROW), new Uid(new NodeId("n1"), 1));
+  }
+
+  private static byte[] secret(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -236,11 +236,12 @@ class CrashRecoveryIT {
         cluster.getTestingUtility().getZooKeeperWatcher().getZNodePaths().baseZNode, ZooDefs.Ids.OPEN_ACL_UNSAFE);
 
     // every commit is held 5 s (the shipper's test delay) and the limit is 1 s: a beat (every 5 s) sees the lag
-    long until = System.currentTimeMillis() + 12_000;
-    while (System.currentTimeMillis() < until && !alerts.isActive(ThresholdAlerts.Cause.SHIPPING_BLOCKED)) {
-      transfer(g, rows.get(1), rows.get(2), 1);
-      Thread.sleep(300);
-    }
+    // a transfer at every poll keeps a commit waiting until the alert is seen
+    Awaitility.await("the shipping alert").atMost(Duration.ofSeconds(12)).pollInterval(Duration.ofMillis(300))
+        .until(() -> {
+          transfer(g, rows.get(1), rows.get(2), 1);
+          return alerts.isActive(ThresholdAlerts.Cause.SHIPPING_BLOCKED);
+        });
     assertThat(alerts.active()).containsExactly(ThresholdAlerts.Cause.SHIPPING_BLOCKED);
     Awaitility.await("published for gstore status").atMost(Duration.ofSeconds(10))
         .until(() -> znodes.alerts().getOrDefault(leader.getServerName(), Set.of()).contains("SHIPPING_BLOCKED"));

@@ -59,12 +59,19 @@ public final class GStoreClient implements Closeable {
   public static final String OPERATION_TIMEOUT = "gstore.client.operation.timeout.ms";
   /** How many times {@link KeyGroup#transact} runs a transaction that keeps conflicting. */
   public static final String TRANSACTION_ATTEMPTS = "gstore.client.txn.attempts";
+  /**
+   * How long {@link Transaction#commit()} keeps sending a commit that got no answer before it throws
+   * {@link CommitOutcomeUnknownException} (ms). Keep it below the servers' {@code gstore.txn.outcome.retain.ms}.
+   */
+  public static final String COMMIT_DEADLINE = "gstore.client.commit.deadline.ms";
   private static final long DEFAULT_OPERATION_TIMEOUT = 120_000;
+  private static final long DEFAULT_COMMIT_DEADLINE = 300_000;
 
   private final Connection connection;
   private final boolean ownsConnection;
   private final long operationTimeoutMillis;
   private final long transactionAttempts;
+  private final long commitDeadlineMillis;
   private final ExecutorService async = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "gstore-client");
     t.setDaemon(true);
@@ -81,6 +88,10 @@ public final class GStoreClient implements Closeable {
     this.transactionAttempts = connection.getConfiguration().getLong(TRANSACTION_ATTEMPTS, 50);
     if (transactionAttempts < 1) {
       throw new IllegalArgumentException(TRANSACTION_ATTEMPTS + " must be at least 1: " + transactionAttempts);
+    }
+    this.commitDeadlineMillis = connection.getConfiguration().getLong(COMMIT_DEADLINE, DEFAULT_COMMIT_DEADLINE);
+    if (commitDeadlineMillis < 0) {
+      throw new IllegalArgumentException(COMMIT_DEADLINE + " must not be negative: " + commitDeadlineMillis);
     }
   }
 
@@ -286,6 +297,10 @@ public final class GStoreClient implements Closeable {
 
   long transactionAttempts() {
     return transactionAttempts;
+  }
+
+  long commitDeadlineMillis() {
+    return commitDeadlineMillis;
   }
 
   private interface Call<S, R> {

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.MemberState;
 
@@ -17,6 +18,13 @@ public final class KeyGroup {
   private final GroupId id;
   private final Set<RowKey> members;
   private final Set<RowKey> refused;
+  /** The newest answer about the group seen through this object: which leader cache, and its commit timestamp. */
+  private final AtomicReference<Seen> seen = new AtomicReference<>(Seen.NOTHING);
+
+  /** An answer from the group's leader: its cache's incarnation and a commit timestamp (or snapshot) it gave. */
+  record Seen(long incarnation, long ts) {
+    static final Seen NOTHING = new Seen(0, 0);
+  }
 
   KeyGroup(GStoreClient client, GroupId id, Set<RowKey> members, Set<RowKey> refused) {
     this.client = client;
@@ -64,6 +72,18 @@ public final class KeyGroup {
     return refused;
   }
 
+  /** What this object saw last of the group: a commit sent after it is stamped above {@code ts}. */
+  Seen seen() {
+    return seen.get();
+  }
+
+  /** Records an answer from the leader, unless a newer one was seen. */
+  void saw(long incarnation, long ts) {
+    if (incarnation != 0) {
+      seen.accumulateAndGet(new Seen(incarnation, ts), (old, now) -> now.ts() >= old.ts() ? now : old);
+    }
+  }
+
   /** Starts a transaction on the group's rows. Close it (try-with-resources); without commit it aborts. */
   public Transaction begin() {
     return new Transaction(client, this);
@@ -72,8 +92,10 @@ public final class KeyGroup {
   /**
    * Runs {@code body} in a transaction and commits it, running it again (after a short random backoff) when the
    * commit meets a conflict, up to {@code gstore.client.txn.attempts} times; then the last
-   * {@link TransactionConflictException} is thrown. Other exceptions abort and propagate at once. The body may
-   * run several times, so it should have no effects outside the transaction.
+   * {@link TransactionConflictException} is thrown. Other exceptions abort and propagate at once; after a
+   * {@link CommitOutcomeUnknownException} the body never runs again, so a transaction applies at most once. The
+   * body may run several times (each time its commit was refused), so it should have no effects outside the
+   * transaction.
    */
   public <T> T transact(TransactionBody<T> body) throws IOException {
     TransactionConflictException last = null;

@@ -2,6 +2,7 @@ package org.gstore.client;
 
 import com.google.protobuf.ByteString;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -9,14 +10,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellBuilderFactory;
 import org.apache.hadoop.hbase.CellBuilderType;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.OperationTimeoutExceededException;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -43,7 +47,7 @@ import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
  * {@link #close()} without {@link #commit()} aborts (nothing is left anywhere).
  */
 public final class Transaction implements AutoCloseable {
-  private enum State { OPEN, COMMITTED, ABORTED }
+  private enum State { OPEN, COMMITTED, ABORTED, OUTCOME_UNKNOWN }
 
   /** A row's buffered writes: optionally a delete of the whole row, then column values (null: deleted). */
   private static final class RowWrites {
@@ -85,6 +89,7 @@ public final class Transaction implements AutoCloseable {
       GStoreClient.Snapshot s = client.read(group.id(), snapshot, incarnation, missing);
       snapshot = s.snapshot();
       incarnation = s.incarnation();
+      group.saw(incarnation, snapshot);
       for (RowVersionProto row : s.rows()) {
         read.put(RowKey.of(org.gstore.common.wire.DatagramCodec.fromProto(row.getKey())), row);
       }
@@ -149,6 +154,13 @@ public final class Transaction implements AutoCloseable {
   /**
    * Commits: validates at the leader that no row read has changed, makes the writes durable, applies them.
    * Returns once committed. {@link TransactionConflictException} if validation failed (nothing was applied).
+   *
+   * <p>When the leader cannot be reached or does not answer (it crashed, its region moved, its log is slow), the
+   * same commit, with the same transaction id, is sent again until an answer comes or {@code
+   * gstore.client.commit.deadline.ms} passes (a call already under way is waited for within HBase's own client
+   * timeouts). Whichever leader answers, a commit that already took effect is reported committed, never applied
+   * twice, and a refusal means it did not take effect. Without an answer by the deadline it throws
+   * {@link CommitOutcomeUnknownException}.
    */
   public void commit() throws IOException {
     requireOpen();
@@ -156,7 +168,13 @@ public final class Transaction implements AutoCloseable {
       state = State.COMMITTED; // read-only: its snapshot is consistent; nothing to validate or apply
       return;
     }
-    CommitRequest.Builder b = CommitRequest.newBuilder().setTxnId(id).setIncarnation(incarnation);
+    CommitRequest.Builder b = CommitRequest.newBuilder().setTxnId(id);
+    if (snapshot != null) {
+      b.setIncarnation(incarnation).setSeenTs(snapshot);
+    } else { // a blind write: any commit of it comes after the newest answer this client had from the group
+      KeyGroup.Seen seen = group.seen();
+      b.setIncarnation(seen.incarnation()).setSeenTs(seen.ts());
+    }
     read.forEach((row, v) -> b.addReads(ReadStampProto.newBuilder().setKey(v.getKey()).setVersion(v.getVersion())));
     writes.forEach((row, w) -> {
       RowWriteProto.Builder rw = RowWriteProto.newBuilder().setKey(GStoreClient.proto(row)).setDeleteRow(w.deleteRow);
@@ -169,10 +187,58 @@ public final class Transaction implements AutoCloseable {
       });
       b.addWrites(rw);
     });
-    state = State.ABORTED; // unless the leader says otherwise below
-    CommitResponse response = client.commit(group.id(), b);
+    state = State.ABORTED; // unless an answer says otherwise below
+    CommitResponse response = sendUntilAnswered(b);
+    group.saw(response.getIncarnation(), response.getCommitTs());
     commitTimestamp = response.getCommitTs();
     state = State.COMMITTED;
+  }
+
+  /** Sends the commit until the leader answers it; see {@link #commit()}. */
+  private CommitResponse sendUntilAnswered(CommitRequest.Builder request) throws IOException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(client.commitDeadlineMillis());
+    long pause = 100;
+    while (true) {
+      try {
+        return client.commit(group.id(), request);
+      } catch (IOException e) {
+        if (isAnswer(e)) {
+          throw e;
+        }
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (left <= 0 || e instanceof InterruptedIOException) {
+          state = State.OUTCOME_UNKNOWN;
+          throw new CommitOutcomeUnknownException("the commit of transaction " + id + " on group " + group.id()
+              + " got no answer " + (left <= 0 ? "within " + client.commitDeadlineMillis() + " ms ("
+              + GStoreClient.COMMIT_DEADLINE + ")" : "before its caller was interrupted") + "; it takes effect"
+              + " once or not at all. Last error: " + e, e);
+        }
+        pauseBeforeRetry(Math.min(pause, left));
+        pause = Math.min(pause * 2, 2_000);
+      }
+    }
+  }
+
+  /**
+   * Whether the exception is the leader's answer about this commit, so it did not take effect: a refusal by
+   * G-Store (conflict, no such group, not a member) or a request HBase or G-Store refuses as it is (a
+   * {@link DoNotRetryIOException}, an operation timeout aside, which only says the call gave up).
+   */
+  private static boolean isAnswer(IOException e) {
+    return e instanceof TransactionConflictException || e instanceof GroupNotFoundException
+        || e instanceof NotGroupMemberException
+        || (e instanceof DoNotRetryIOException && !(e instanceof OperationTimeoutExceededException));
+  }
+
+  private void pauseBeforeRetry(long millis) throws CommitOutcomeUnknownException {
+    try {
+      TimeUnit.MILLISECONDS.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      state = State.OUTCOME_UNKNOWN;
+      throw new CommitOutcomeUnknownException("interrupted while retrying the commit of transaction " + id
+          + "; it takes effect once or not at all", e);
+    }
   }
 
   /** Abandons the transaction; nothing of it is applied. Idempotent. */

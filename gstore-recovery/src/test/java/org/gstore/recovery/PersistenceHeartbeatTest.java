@@ -141,7 +141,7 @@ class PersistenceHeartbeatTest {
     List<Shipment> batch = new ArrayList<>();
     for (long ts = firstTs; ts < firstTs + count; ts++) {
       acknowledged.add(ts);
-      Shipment s = new Shipment(GROUP, ts, List.of(), new WalPosition(0, ts));
+      Shipment s = new Shipment(GROUP, ts, "t" + ts, List.of(), new WalPosition(0, ts));
       ledger.handOver(s);
       batch.add(s);
     }

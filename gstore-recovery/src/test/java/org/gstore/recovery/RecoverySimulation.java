@@ -572,7 +572,7 @@ final class RecoverySimulation {
 
   private void handOverOne(Instance leader, int index) {
     Commit c = leader.committing.remove(index);
-    Shipment s = new Shipment(ref(c.group()), c.ts(), List.of(), positions.get(c.ts()));
+    Shipment s = new Shipment(ref(c.group()), c.ts(), "t" + c.ts(), List.of(), positions.get(c.ts()));
     leader.ledger.handOver(s);
     leader.outbox.add(s);
   }
@@ -773,7 +773,7 @@ final class RecoverySimulation {
       boolean inLog = log.records.stream().anyMatch(r -> !r.getPersistedMark() && r.getCommitTs() == c.ts());
       Instance leader = servers.stream().filter(s -> s.gstore != null && s.gstore.log.equals(c.log()))
           .map(s -> s.gstore).findFirst().orElse(null);
-      Shipment s = new Shipment(ref(c.group()), c.ts(), List.of(), positions.get(c.ts()));
+      Shipment s = new Shipment(ref(c.group()), c.ts(), "t" + c.ts(), List.of(), positions.get(c.ts()));
       boolean leaderRuns = leader != null && !leader.server.declaredDead;
       boolean held = leaderRuns && (leader.committing.contains(c) || leader.ledger.holds(s));
       boolean awaitsReplay = !leaderRuns && !log.replayed && inLog;

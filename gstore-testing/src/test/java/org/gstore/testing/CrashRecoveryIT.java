@@ -7,6 +7,11 @@ import com.google.protobuf.ByteString;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.io.UncheckedIOException;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -249,6 +254,85 @@ class CrashRecoveryIT {
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !znodes.alerts().containsKey(leader.getServerName()));
     zk.close();
     g.delete();
+  }
+
+  /**
+   * A transfer whose leader dies between its body and its commit, with a client whose HBase retries give up long
+   * before the group serves again: the commit is sent again, with the same transaction id, until the next leader
+   * answers. That leader knows it did not commit (nothing of it is in the replayed log), so {@code transact} runs
+   * the body again, once, and the transfer takes effect exactly once.
+   */
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void aTransferWhoseLeaderDiesBeforeItsCommitTakesEffectOnceThroughTransact() throws Exception {
+    List<byte[]> rows = TestRows.rows(410, 2);
+    openAccounts(rows);
+    ServerName leader = TestRegions.hostOf(cluster, BANK, rows.get(0));
+    AtomicInteger runs = new AtomicInteger();
+    AtomicReference<CompletableFuture<ServerName>> crash = new AtomicReference<>();
+    try (GStoreClient impatient = GStoreClient.create(TransactionsAcrossMovesIT.impatient(
+        cluster.getConfiguration()))) {
+      KeyGroup g = impatient.createGroup(GroupSpec.builder().id("dies-before-commit").leader(BANK, rows.get(0))
+          .member(BANK, rows.get(1)).build());
+      g.transact(txn -> {
+        long from = Accounts.balance(txn.get(BANK, new Get(rows.get(0))));
+        long to = Accounts.balance(txn.get(BANK, new Get(rows.get(1))));
+        txn.put(BANK, Accounts.balance(rows.get(0), from - 7));
+        txn.put(BANK, Accounts.balance(rows.get(1), to + 7));
+        if (runs.incrementAndGet() == 1) {
+          GStoreServers.crash(leader); // dead now; HBase learns it only once the region server is killed below
+          crash.set(CompletableFuture.supplyAsync(() -> {
+            try {
+              return cluster.crashRegionServer(TestRegions.serverIndex(cluster, leader));
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          }));
+        }
+        return null;
+      });
+      crash.get().get(2, TimeUnit.MINUTES);
+      assertThat(runs).as("the first run's commit never happened: the next leader says so, and it runs again")
+          .hasValue(2);
+      g.delete();
+    }
+    assertThat(balancesInHBase(rows)).containsExactly(
+        Map.entry(Bytes.toString(rows.get(0)), OPENING_BALANCE - 7), Map.entry(Bytes.toString(rows.get(1)),
+            OPENING_BALANCE + 7));
+    cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer(); // back to three for the next test
+  }
+
+  /**
+   * Transfers through {@code transact} while the leader crashes, by a client whose HBase retries give up long
+   * before the group serves again: its own commit retries carry the transfer in flight to the next leader, which
+   * learns from the replayed log whether it committed. Each transfer takes effect exactly once.
+   */
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void transfersInFlightWhenTheLeaderCrashesTakeEffectExactlyOnce() throws Exception {
+    List<byte[]> rows = TestRows.rows(400, 2);
+    try (Table table = cluster.getConnection().getTable(BANK);
+        GStoreClient impatient = GStoreClient.create(TransactionsAcrossMovesIT.impatient(
+            cluster.getConfiguration()))) {
+      table.put(Accounts.balance(rows.get(0), 1_000_000));
+      table.put(Accounts.balance(rows.get(1), 0));
+      KeyGroup g = impatient.createGroup(GroupSpec.builder().id("crash-transfers").leader(BANK, rows.get(0))
+          .member(BANK, rows.get(1)).build());
+      TransferStream.Counts counts;
+      try (TransferStream transfers = new TransferStream(g, BANK, rows.get(0), rows.get(1))) {
+        Awaitility.await().atMost(Duration.ofMinutes(1)).until(() -> transfers.returned() > 30);
+        cluster.crashRegionServer(serverIndexHosting(rows.get(0)));
+        long before = transfers.returned();
+        Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> transfers.returned() > before + 30);
+        counts = transfers.stop();
+      }
+      assertThat(counts.unknown()).as("every commit got its answer within the deadline").isZero();
+      g.delete();
+      assertThat(Accounts.balance(table.get(new Get(rows.get(1))))).as("each returned transfer applied once")
+          .isEqualTo(counts.returned());
+      assertThat(Accounts.balance(table.get(new Get(rows.get(0))))).isEqualTo(1_000_000 - counts.returned());
+    }
+    cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer(); // back to three for the next test
   }
 
   private static void openAccounts(List<byte[]> rows) throws Exception {

@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.gstore.testing.Accounts.CF;
 import static org.gstore.testing.Accounts.balance;
 
+import com.google.protobuf.ByteString;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Table;
@@ -20,6 +24,18 @@ import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
+import org.awaitility.Awaitility;
+import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
+import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
+import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
+import org.gstore.common.wire.generated.GStoreProtos.GStoreTxnService;
+import org.gstore.common.wire.generated.GStoreProtos.ReadRequest;
+import org.gstore.common.wire.generated.GStoreProtos.ReadResponse;
+import org.gstore.common.wire.generated.GStoreProtos.ReadStampProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowVersionProto;
+import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
+import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
+import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -151,6 +167,90 @@ class TransactionsAcrossMovesIT {
     }
     g.delete();
     assertThat(balance(table.get(new Get(counter)))).isEqualTo((long) threads * increments);
+  }
+
+  /**
+   * The hazard of a commit whose answer is lost as its leader region moves: the retry reaches the next host, which
+   * did not commit it. It must answer with the first outcome; a conflict would make the client run it again.
+   */
+  @Test
+  void aCommitRetriedByteForByteAfterItsLeaderMovedGetsItsFirstOutcome() throws Exception {
+    byte[] from = TestRows.row(130);
+    byte[] to = TestRows.row(131);
+    table.put(balance(from, 100));
+    table.put(balance(to, 100));
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("lost-answer").leader(ACCOUNTS, from)
+        .member(ACCOUNTS, to).build());
+    ReadResponse read = txnService(from).read(null, ReadRequest.newBuilder().setName("lost-answer")
+        .setLeader(key(from)).addRows(key(from)).addRows(key(to)).build());
+    CommitRequest.Builder transfer = CommitRequest.newBuilder().setName("lost-answer").setLeader(key(from))
+        .setTxnId("answer-lost-in-a-move").setIncarnation(read.getIncarnation()).setSeenTs(read.getSnapshot());
+    for (RowVersionProto row : read.getRowsList()) {
+      long moved = row.getKey().equals(key(from)) ? -10 : 10;
+      transfer.addReads(ReadStampProto.newBuilder().setKey(row.getKey()).setVersion(row.getVersion()))
+          .addWrites(RowWriteProto.newBuilder().setKey(row.getKey()).addColumns(ColumnProto.newBuilder()
+              .setFamily(ByteString.copyFrom(CF)).setQualifier(ByteString.copyFrom(Accounts.BALANCE))
+              .setValue(ByteString.copyFrom(Bytes.toBytes(100 + moved)))));
+    }
+    CommitResponse first = txnService(from).commit(null, transfer.build());
+    assertThat(first.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
+
+    TestRegions.move(cluster, ACCOUNTS, from);
+    CommitResponse retried = txnService(from).commit(null, transfer.build());
+    assertThat(retried.getOutcome()).isEqualTo(TxnOutcomeProto.COMMITTED);
+    assertThat(retried.getCommitTs()).isEqualTo(first.getCommitTs());
+    g.delete();
+    assertThat(balance(table.get(new Get(from)))).isEqualTo(90);
+    assertThat(balance(table.get(new Get(to)))).isEqualTo(110);
+  }
+
+  /**
+   * Transfers through {@code transact} while the leader region moves, by a client whose HBase retries give up at
+   * once: its own commit retries carry each transfer across the move, and each takes effect exactly once.
+   */
+  @Test
+  void transfersThroughLeaderMovesTakeEffectExactlyOnceWhenHBasesRetriesGiveUp() throws Exception {
+    byte[] from = TestRows.row(140);
+    byte[] to = TestRows.row(141);
+    table.put(balance(from, 1_000_000));
+    table.put(balance(to, 0));
+    try (GStoreClient impatient = GStoreClient.create(impatient(cluster.getConfiguration()))) {
+      KeyGroup g = impatient.createGroup(GroupSpec.builder().id("moving-transfers").leader(ACCOUNTS, from)
+          .member(ACCOUNTS, to).build());
+      TransferStream.Counts counts;
+      try (TransferStream transfers = new TransferStream(g, ACCOUNTS, from, to)) {
+        for (int moves = 0; moves < 3; moves++) {
+          long before = transfers.returned();
+          Awaitility.await().atMost(Duration.ofMinutes(1)).until(() -> transfers.returned() > before + 20);
+          TestRegions.move(cluster, ACCOUNTS, from);
+        }
+        long before = transfers.returned();
+        Awaitility.await().atMost(Duration.ofMinutes(1)).until(() -> transfers.returned() > before + 20);
+        counts = transfers.stop();
+      }
+      assertThat(counts.unknown()).as("every commit got its answer within the deadline").isZero();
+      g.delete();
+      assertThat(balance(table.get(new Get(to)))).as("each returned transfer applied once, no other")
+          .isEqualTo(counts.returned());
+      assertThat(balance(table.get(new Get(from)))).isEqualTo(1_000_000 - counts.returned());
+    }
+  }
+
+  /** A client whose HBase calls give up after one try: G-Store's own commit retries must carry it. */
+  static Configuration impatient(Configuration base) {
+    Configuration conf = new Configuration(base);
+    conf.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, 1);
+    conf.setLong(HConstants.HBASE_CLIENT_PAUSE, 20);
+    conf.setLong(GStoreClient.COMMIT_DEADLINE, 120_000);
+    return conf;
+  }
+
+  private static GStoreTxnService.BlockingInterface txnService(byte[] leader) {
+    return GStoreTxnService.newBlockingStub(table.coprocessorService(leader));
+  }
+
+  private static KeyProto key(byte[] row) {
+    return KeyProto.newBuilder().setTable(ACCOUNTS.getNameAsString()).setRow(ByteString.copyFrom(row)).build();
   }
 
   private static void increment(KeyGroup g, TableName name, byte[] row) throws Exception {

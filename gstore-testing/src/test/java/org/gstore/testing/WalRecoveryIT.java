@@ -39,6 +39,7 @@ import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.recovery.hbase.RecoveryZnodes;
+import org.gstore.recovery.hbase.OutcomeTable;
 import org.gstore.recovery.hbase.WalRecovery;
 import org.gstore.recovery.hbase.CommitApplier;
 import org.gstore.coprocessor.wal.SharedWal;
@@ -77,7 +78,8 @@ class WalRecoveryIT {
         WalRecovery.Pass pass = recovery.recoverDeadServers();
 
         assertThat(pass.serversRecovered()).isPositive();
-        assertThat(recovery.committedTxns(ZOMBIES_GROUP)).containsOnlyKeys("acknowledged-1", "acknowledged-2");
+        assertThat(recorded(cluster, ZOMBIES_GROUP, "acknowledged-1")).isTrue();
+        assertThat(recorded(cluster, ZOMBIES_GROUP, "acknowledged-2")).isTrue();
         assertThat(recoveryFs.exists(new Path(root, zombie))).as("renamed away").isFalse();
         // the zombie's next commit fails in its current file (lease and blocks taken over) and in a new one (its
         // directory is gone): it acknowledges nothing the recovery did not read
@@ -86,6 +88,7 @@ class WalRecoveryIT {
               .isInstanceOf(ExecutionException.class);
         }
         assertThat(recoveryFs.exists(new Path(root, zombie))).as("no new directory either").isFalse();
+        assertThat(recorded(cluster, ZOMBIES_GROUP, "too-late-1")).isFalse();
       } finally {
         wal.abandon();
         zk.close();
@@ -132,7 +135,7 @@ class WalRecoveryIT {
         WalRecovery next = recovery(cluster, recoveryFs, second);
         next.recoverDeadServers();
         assertThat(recoveryFs.exists(new Path(root, dead + WalRecovery.RECOVERING))).isFalse();
-        assertThat(next.committedTxns(DEAD_SERVERS_GROUP)).containsKey("in-the-dead-wal");
+        assertThat(recorded(cluster, DEAD_SERVERS_GROUP, "in-the-dead-wal")).isTrue();
         boolean replayed = false;
         for (FileStatus dir : recoveryFs.listStatus(root)) {
           replayed |= dir.getPath().getName().startsWith(dead + WalRecovery.RECOVERED);
@@ -167,7 +170,8 @@ class WalRecoveryIT {
             .hasMessageContaining("checksum mismatch").hasMessageContaining("after 1 records");
         assertThat(fs.exists(new Path(root, dead + WalRecovery.RECOVERING))).as("left fenced, not marked done")
             .isTrue();
-        assertThat(recovery.committedTxns(group)).isEmpty();
+        assertThat(recorded(cluster, group, "acknowledged-1")).as("nothing replayed before the corruption is found")
+            .isFalse();
       } finally {
         zk.close();
         // the region servers of this shared cluster run recovery passes too: they must not wait on it after us
@@ -202,15 +206,16 @@ class WalRecoveryIT {
         WalRecovery recovery = recovery(cluster, recoveryFs, zk, 1_000);
         // a region that leads only the fine group serves once its log is replayed, the stuck log notwithstanding
         recovery.recoverDeadServers(fine.id().leader()::equals);
-        assertThat(recovery.committedTxns(fine)).containsKey("replayable");
+        assertThat(recorded(cluster, fine, "replayable")).isTrue();
         // the stuck group's region waits, and is told which log it waits for
         assertThatThrownBy(() -> recovery.recoverDeadServers(stuck.id().leader()::equals))
             .isInstanceOf(IOException.class).hasMessageContaining(stuckServer);
-        assertThat(recovery.committedTxns(stuck)).isEmpty();
+        assertThat(recorded(cluster, stuck, "into-a-disabled-table")).as("it committed: its outcome is recorded"
+            + " before its writes, which wait for the table").isTrue();
 
         admin.enableTable(disabled); // the cause is gone: the next pass replays it
         recovery.recoverDeadServers(stuck.id().leader()::equals);
-        assertThat(recovery.committedTxns(stuck)).containsKey("into-a-disabled-table");
+        assertThat(recorded(cluster, stuck, "into-a-disabled-table")).isTrue();
       } finally {
         zk.close();
         if (!admin.isTableEnabled(disabled)) {
@@ -276,6 +281,11 @@ class WalRecoveryIT {
   }
 
   /** A commit record of {@code group}; with a table, it writes one cell there. */
+  /** Whether a replay recorded that {@code txnId} committed, for a retry of it to find at the group's next leader. */
+  private static boolean recorded(GStoreMiniCluster cluster, GroupRef group, String txnId) throws IOException {
+    return new OutcomeTable(cluster.getConnection()).commitTs(group.id(), txnId).isPresent();
+  }
+
   private static byte[] record(GroupRef group, String txnId, TableName table) {
     return table == null ? record(group, txnId, null, new String[0]) : record(group, txnId, table, "row");
   }
@@ -283,7 +293,7 @@ class WalRecoveryIT {
   /** A commit record of {@code group} writing one cell in each of {@code rows} of {@code table}. */
   private static byte[] record(GroupRef group, String txnId, TableName table, String... rows) {
     WalRecordProto.Builder r = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(group))
-        .setCommitTs(1_000).setTxnId(txnId);
+        .setCommitTs(System.currentTimeMillis()).setTxnId(txnId); // outcomes live a retention past it
     for (String row : rows) {
       r.addWrites(RowWriteProto.newBuilder()
           .setKey(KeyProto.newBuilder().setTable(table.getNameAsString())

@@ -75,6 +75,11 @@ public record GStoreConfig(
   public static final String WAL_FAILURE_STOP_MS = "gstore.wal.failure.stop.ms";
   public static final String SNAPSHOT_RETENTION_MS = "gstore.txn.snapshot.retention.ms";
   public static final String TXN_MAX_FUTURE_MS = "gstore.txn.max.future.ms";
+  /**
+   * How long {@code gstore:outcomes} keeps the outcome of a commit (the table's TTL, set when G-Store creates it):
+   * a commit retried within it gets its first outcome. Must exceed the clients' commit deadline.
+   */
+  public static final String TXN_OUTCOME_RETAIN_MS = "gstore.txn.outcome.retain.ms";
   /** The largest commit (its writes, serialized) a transaction may make; larger ones are refused before logging. */
   public static final String TXN_MAX_COMMIT_BYTES = "gstore.txn.max.commit.bytes";
   /** Room a WAL record needs besides its writes (group name, leader row, transaction id, field tags). */
@@ -84,7 +89,7 @@ public record GStoreConfig(
   public static final String SHIPPER_DURABILITY = "gstore.shipper.durability";
   /** Test-only: holds every commit this long before shipping, so a test can crash a server with commits unshipped. */
   public static final String SHIPPER_DELAY_MS = "gstore.shipper.delay.ms";
-  /** How long a dead server's replayed WAL is kept, so that commits retried across the crash get their outcome. */
+  /** How long a dead server's replayed WAL is kept, for an operator to read ({@code gstore wal}). */
   public static final String RECOVERY_RETAIN_MS = "gstore.recovery.retain.ms";
   /** How often each server claims T_P and each leader drops what every server persisted (see docs/recovery.md). */
   public static final String RECOVERY_HEARTBEAT_MS = "gstore.recovery.heartbeat.ms";

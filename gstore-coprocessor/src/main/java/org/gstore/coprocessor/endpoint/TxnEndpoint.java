@@ -79,10 +79,11 @@ public final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
       }
       authorizer.requireRead(read);
       authorizer.requireWrite(request.getWritesList());
-      CommitOutcome outcome = transactions.commit(id, request.getTxnId(), request.getIncarnation(), reads,
-          request.getWritesList());
+      CommitOutcome outcome = transactions.commit(id, request.getTxnId(), request.getIncarnation(),
+          request.getSeenTs(), reads, request.getWritesList());
       CommitResponse.Builder b = CommitResponse.newBuilder()
-          .setOutcome(TxnOutcomeProto.valueOf(outcome.outcome().name())).setCommitTs(outcome.commitTs());
+          .setOutcome(TxnOutcomeProto.valueOf(outcome.outcome().name())).setCommitTs(outcome.commitTs())
+          .setIncarnation(outcome.incarnation());
       if (outcome.message() != null) {
         b.setMessage(outcome.message());
       }

@@ -25,6 +25,8 @@ public final class GStoreMetrics {
   private final org.apache.hadoop.hbase.metrics.Histogram stateWriteMicros;
   private final Counter txnCommits;
   private final Counter txnConflicts;
+  /** Commits whose earlier outcome the leader had to look up in gstore:outcomes (retries across leaders). */
+  private final Counter txnOutcomeLookups;
   private final org.apache.hadoop.hbase.metrics.Histogram txnCommitMicros;
   private final Counter regionCloseShippingWaits;
   private final Counter walRecoveries;
@@ -43,6 +45,7 @@ public final class GStoreMetrics {
     stateWriteFailures = registry.counter("stateWriteFailures");
     stateWriteMicros = registry.histogram("stateWriteLatencyMicros");
     txnCommits = registry.counter("txnCommits");
+    txnOutcomeLookups = registry.counter("txnOutcomeLookups");
     txnConflicts = registry.counter("txnConflicts");
     txnCommitMicros = registry.histogram("txnCommitLatencyMicros");
     regionCloseShippingWaits = registry.counter("regionCloseShippingWaits");
@@ -77,6 +80,10 @@ public final class GStoreMetrics {
   public void committed(long nanos) {
     txnCommits.increment();
     txnCommitMicros.update(nanos / 1_000);
+  }
+
+  public void outcomeLookedUp() {
+    txnOutcomeLookups.increment();
   }
 
   public void conflicted() {

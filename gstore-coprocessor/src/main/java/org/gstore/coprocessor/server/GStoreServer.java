@@ -44,6 +44,7 @@ import org.gstore.recovery.LogId;
 import org.gstore.recovery.PersistenceHeartbeat;
 import org.gstore.recovery.ThresholdAlerts;
 import org.gstore.recovery.hbase.CommitApplier;
+import org.gstore.recovery.hbase.OutcomeTable;
 import org.gstore.recovery.hbase.RecoveryZnodes;
 import org.gstore.recovery.hbase.WalRecovery;
 import org.slf4j.Logger;
@@ -156,12 +157,12 @@ public final class GStoreServer implements GroupService, Closeable {
         metrics, writer, waiters, threads("protocol"));
     GroupCaches caches = new GroupCaches(
         new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis()),
-        runtime::awaitGroup, this::leadsHere, recovery::committedTxns);
+        runtime::awaitGroup, this::leadsHere);
     CommitValidator validator = new CommitValidator(tableGuard,
         env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE),
         config.maxCommitBytes());
     this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
-        config.endpointWaitMillis(), System::currentTimeMillis);
+        new OutcomeTable(env.getConnection()), config.endpointWaitMillis(), System::currentTimeMillis);
     GroupHandover handover = new GroupHandover(caches, wal, shipper, metrics, config.endpointWaitMillis(),
         config.maxFutureMillis(), System::currentTimeMillis);
     this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, handover, metrics,

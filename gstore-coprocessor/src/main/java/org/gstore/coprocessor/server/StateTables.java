@@ -29,6 +29,8 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.gstore.coprocessor.config.GStoreConfig;
+import org.gstore.recovery.hbase.OutcomeTable;
 import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.OwnerRecord;
@@ -75,7 +77,8 @@ public final class StateTables implements StepWriter.Store {
   }
 
   /**
-   * Creates the namespace and tables on {@code connection}'s cluster if missing. Idempotent, and safe when the
+   * Creates the namespace and tables on {@code connection}'s cluster if missing, {@code gstore:outcomes} among them
+   * (with {@code gstore.txn.outcome.retain.ms} from the connection's configuration). Idempotent, and safe when the
    * master and several region servers race to do it.
    */
   public static void ensureExist(Connection connection) throws IOException {
@@ -97,6 +100,8 @@ public final class StateTables implements StepWriter.Store {
           }
         }
       }
+      OutcomeTable.ensureExists(admin, connection.getConfiguration().getLong(GStoreConfig.TXN_OUTCOME_RETAIN_MS,
+          OutcomeTable.DEFAULT_RETAIN_MILLIS));
     }
   }
 

@@ -15,6 +15,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
+import org.gstore.recovery.CommittedTxns;
 
 /**
  * The leader's copy of one group's rows: for each member, its recent committed states, newest last, so that a
@@ -37,6 +38,8 @@ public final class GroupCache {
     REGION_CLOSING
   }
 
+  static final int OUTCOMES_REMEMBERED = 10_000;
+
   final GroupRef group;
   final long incarnation;
   final ReentrantLock commitLock = new ReentrantLock();
@@ -49,12 +52,19 @@ public final class GroupCache {
    * durable, installed and shipped. Null when none; the group takes no other commit meanwhile.
    */
   private volatile CompletableFuture<Void> inDoubt;
+  /** The outcomes of this incarnation's recent commits, by transaction id; the oldest are forgotten first. */
   private final Map<String, CommitOutcome> recentOutcomes = new LinkedHashMap<>(64, 0.75f, false) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<String, CommitOutcome> eldest) {
-      return size() > 10_000;
+      if (size() <= OUTCOMES_REMEMBERED) {
+        return false;
+      }
+      forgottenUpTo = Math.max(forgottenUpTo, eldest.getValue().commitTs());
+      return true;
     }
   };
+  /** The newest commit timestamp among the outcomes forgotten (0: none); commits above it are all remembered. */
+  private long forgottenUpTo;
 
   /** @param loaded each member's state in HBase; @param floorTs the newest cell timestamp among them */
   GroupCache(GroupRef group, long incarnation, Map<Key, RowState> loaded, long floorTs, long retentionMillis) {
@@ -161,10 +171,27 @@ public final class GroupCache {
         + " WAL append is slow; retry");
   }
 
+  /** The outcome of {@code txnId} if remembered here. With the commit lock held. */
   CommitOutcome recentOutcome(String txnId) {
     return recentOutcomes.get(txnId);
   }
 
+  /**
+   * Whether this cache remembers the outcome of a transaction if it committed at all, given that its client had
+   * seen commit {@code seenTs} of incarnation {@code seenIncarnation} before it first sent the commit: then any
+   * commit of it happened in this incarnation (begun after the client saw it), stamped above {@code seenTs}, and no
+   * outcome that recent was forgotten. Otherwise {@link CommittedTxns} knows. With the commit lock held.
+   */
+  boolean remembersEveryCommitAfter(long seenIncarnation, long seenTs) {
+    return seenIncarnation == incarnation && seenTs >= forgottenUpTo;
+  }
+
+  /** Whether an outcome this cache forgot may be one above {@code seenTs}. With the commit lock held. */
+  boolean forgotCommitsAfter(long seenTs) {
+    return forgottenUpTo > seenTs;
+  }
+
+  /** With the commit lock held. */
   void remember(String txnId, CommitOutcome outcome) {
     recentOutcomes.put(txnId, outcome);
   }

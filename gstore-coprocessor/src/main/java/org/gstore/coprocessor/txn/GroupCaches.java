@@ -10,7 +10,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.NotServingRegionException;
 import org.apache.hadoop.hbase.RegionTooBusyException;
@@ -38,7 +37,6 @@ public final class GroupCaches {
   private final GroupLoader loader;
   private final Lookup groups;
   private final Predicate<Key> leaderServedHere;
-  private final Function<GroupRef, Map<String, Long>> recoveredTxns;
   private final Map<GroupId, GroupCache> caches = new ConcurrentHashMap<>();
   private final Map<GroupId, Object> loading = new ConcurrentHashMap<>();
   private final Set<GroupRef> released = Collections.newSetFromMap(new LinkedHashMap<>(16, 0.75f, false) {
@@ -56,15 +54,11 @@ public final class GroupCaches {
   /**
    * @param groups the engine's record of a group
    * @param leaderServedHere whether a leader row is in a region this server serves and is not closing
-   * @param recoveredTxns transactions of a group found in the WAL of a crashed leader (id → commit timestamp):
-   *     a new cache answers a commit retried across the crash with its true outcome
    */
-  public GroupCaches(GroupLoader loader, Lookup groups, Predicate<Key> leaderServedHere,
-      Function<GroupRef, Map<String, Long>> recoveredTxns) {
+  public GroupCaches(GroupLoader loader, Lookup groups, Predicate<Key> leaderServedHere) {
     this.loader = loader;
     this.groups = groups;
     this.leaderServedHere = leaderServedHere;
-    this.recoveredTxns = recoveredTxns;
   }
 
   /**
@@ -103,8 +97,6 @@ public final class GroupCaches {
         GroupCache loaded = loader.load(record.get(), newIncarnation());
         LOG.debug("G-Store loaded group {} ({} members, newest commit {}, incarnation {})", id,
             record.get().members(MemberState.Status.JOINED).size(), loaded.lastCommitTs(), loaded.incarnation);
-        recoveredTxns.apply(loaded.group).forEach((txnId, commitTs) -> loaded.remember(txnId,
-            CommitOutcome.committed(commitTs)));
         return install(loaded);
       }
     } finally {

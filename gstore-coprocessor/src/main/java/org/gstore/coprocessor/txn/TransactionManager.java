@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -22,6 +23,7 @@ import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.gstore.coprocessor.wal.CommitLog;
 import org.gstore.coprocessor.wal.UpdateShipper;
+import org.gstore.recovery.CommittedTxns;
 import org.gstore.recovery.Shipment;
 import org.gstore.recovery.WalPosition;
 import org.slf4j.Logger;
@@ -39,7 +41,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Transactions keep no state here between calls: the client holds the read versions and buffered writes, so
  * a client that disappears leaves nothing behind and blocks nobody. Each commit carries an id; a retried commit
- * gets the first one's outcome. A write set is kept in the form the log records it ({@link RowWriteProto}): it is
+ * gets the first one's outcome, whichever leader it reaches: the outcome is remembered by the cache that committed
+ * it and recorded durably with the commit's shipment ({@link CommittedTxns}), which a leader asks when its memory
+ * cannot tell (see {@link GroupCache#remembersEveryCommitAfter}). A write set is kept in the form the log records it ({@link RowWriteProto}): it is
  * logged, applied and shipped as it came, never converted.
  */
 public final class TransactionManager {
@@ -50,6 +54,7 @@ public final class TransactionManager {
   private final UpdateShipper shipper;
   private final GroupCaches caches;
   private final CommitValidator validator;
+  private final CommittedTxns committed;
   private final long waitMillis;
   /** The leader's clock, which commit timestamps follow (HBase stamps plain writes with the same one). */
   private final LongSupplier clock;
@@ -62,12 +67,13 @@ public final class TransactionManager {
    *     gstore.endpoint.wait.ms})
    */
   public TransactionManager(GStoreMetrics metrics, CommitLog wal, UpdateShipper shipper, GroupCaches caches,
-      CommitValidator validator, long waitMillis, LongSupplier clock) {
+      CommitValidator validator, CommittedTxns committed, long waitMillis, LongSupplier clock) {
     this.metrics = metrics;
     this.wal = wal;
     this.shipper = shipper;
     this.caches = caches;
     this.validator = validator;
+    this.committed = committed;
     this.waitMillis = waitMillis;
     this.clock = clock;
   }
@@ -108,20 +114,25 @@ public final class TransactionManager {
   }
 
   /**
-   * Validates and commits. A transaction that read rows carries the incarnation it read them from; a commit
-   * against a later incarnation is a conflict, since the versions it read may not be comparable with the
-   * reloaded ones.
+   * Validates and commits, unless the transaction already has an outcome: then that is the answer. A transaction
+   * that read rows carries the incarnation it read them from; a commit against a later incarnation is a conflict,
+   * since the versions it read may not be comparable with the reloaded ones.
    *
+   * @param seenIncarnation the incarnation of the newest answer about the group the client had before it first
+   *     sent this commit (0: none), and {@code seenTs} the commit timestamp (or snapshot) in that answer: any commit
+   *     of this transaction is stamped above it
    * @throws IOException if the outcome is unknown (the log did not answer within the wait, or failed: then the
    *     group takes no other commit until it is known, and a retry with the same {@code txnId} learns it), or the
    *     group's leader region is closing (the client retries at its next host)
    */
-  public CommitOutcome commit(GroupId id, String txnId, long incarnation, List<ReadStamp> reads,
+  public CommitOutcome commit(GroupId id, String txnId, long seenIncarnation, long seenTs, List<ReadStamp> reads,
       List<RowWriteProto> requested) throws IOException {
     List<RowWriteProto> writes = validator.check(txnId, requested);
     GroupCache cache = caches.get(id);
-    if (cache == null) {
-      return CommitOutcome.failed(TxnOutcome.NO_GROUP, "no active group " + id);
+    if (cache == null) { // deleted after every commit it made was shipped, so their outcomes are all recorded
+      OptionalLong ts = committed.commitTs(id, txnId);
+      return ts.isPresent() ? CommitOutcome.committed(ts.getAsLong(), 0)
+          : CommitOutcome.failed(TxnOutcome.NO_GROUP, "no active group " + id);
     }
     cache.awaitSettled(waitMillis);
     cache.commitLock.lock();
@@ -130,22 +141,22 @@ public final class TransactionManager {
       if (cache.closed() == GroupCache.Closed.REGION_CLOSING) {
         throw GroupCaches.moving(id);
       }
-      if (cache.closed() == GroupCache.Closed.RELEASED) {
-        return CommitOutcome.failed(TxnOutcome.NO_GROUP, "group " + id + " is being deleted");
-      }
-      CommitOutcome earlier = cache.recentOutcome(txnId);
+      CommitOutcome earlier = knownOutcome(cache, txnId, seenIncarnation, seenTs);
       if (earlier != null) {
         return earlier;
+      }
+      if (cache.closed() == GroupCache.Closed.RELEASED) {
+        return CommitOutcome.failed(TxnOutcome.NO_GROUP, "group " + id + " is being deleted");
       }
       if (cache.inDoubt() != null) { // another caller's commit went in doubt since we waited
         throw cache.awaitingOutcome();
       }
-      CommitOutcome refused = validate(cache, txnId, incarnation, reads, writes);
+      CommitOutcome refused = validate(cache, txnId, seenIncarnation, reads, writes);
       if (refused != null) {
         return refused;
       }
       if (writes.isEmpty()) {
-        return CommitOutcome.committed(cache.lastCommitTs());
+        return CommitOutcome.committed(cache.lastCommitTs(), cache.incarnation);
       }
       CommitOutcome committed = logAndApply(cache, txnId, writes);
       metrics.committed(System.nanoTime() - start);
@@ -153,6 +164,30 @@ public final class TransactionManager {
     } finally {
       cache.commitLock.unlock();
     }
+  }
+
+  /**
+   * The outcome the transaction already has, or null if it has none: from the cache's memory when that tells
+   * (nearly always: the commit's first attempt, or a retry to the same leader), otherwise from the durable record,
+   * once every commit this cache forgot and that might be this one is shipped. With the commit lock held.
+   */
+  private CommitOutcome knownOutcome(GroupCache cache, String txnId, long seenIncarnation, long seenTs)
+      throws IOException {
+    CommitOutcome remembered = cache.recentOutcome(txnId);
+    if (remembered != null || cache.remembersEveryCommitAfter(seenIncarnation, seenTs)) {
+      return remembered;
+    }
+    if (cache.forgotCommitsAfter(seenTs)) {
+      shipper.drain(cache.group, waitMillis);
+    }
+    metrics.outcomeLookedUp();
+    OptionalLong ts = committed.commitTs(cache.group.id(), txnId);
+    if (ts.isEmpty()) {
+      return null;
+    }
+    CommitOutcome found = CommitOutcome.committed(ts.getAsLong(), 0);
+    cache.remember(txnId, found);
+    return found;
   }
 
   /** Why the commit cannot happen (not a member, reloaded, a row changed since it was read), or null. */
@@ -224,8 +259,8 @@ public final class TransactionManager {
       states.put(key, cache.latest(key).apply(w, commitTs));
     }
     cache.install(states, commitTs, clock.getAsLong());
-    shipper.ship(new Shipment(cache.group, commitTs, writes, position));
-    CommitOutcome committed = CommitOutcome.committed(commitTs);
+    shipper.ship(new Shipment(cache.group, commitTs, txnId, writes, position));
+    CommitOutcome committed = CommitOutcome.committed(commitTs, cache.incarnation);
     cache.remember(txnId, committed);
     return committed;
   }

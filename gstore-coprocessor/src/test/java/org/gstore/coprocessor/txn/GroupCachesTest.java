@@ -30,7 +30,7 @@ class GroupCachesTest {
     GroupRecord record = new GroupRecord(new GroupRef(ID, new Uid(new NodeId("n1"), 7)), CreateMode.ATOMIC, phase,
         "req-1", members, null, 0);
     // the loader is never reached: neither phase is served from a cache
-    return new GroupCaches(null, id -> Optional.of(record), k -> true, ref -> Map.of());
+    return new GroupCaches(null, id -> Optional.of(record), k -> true);
   }
 
   @Test

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -71,6 +72,9 @@ class TransactionManagerTest {
   private final List<Long> shipped = new ArrayList<>();
   /** Whether HBase refuses shipments (the shipper retries them). */
   private volatile boolean hbaseDown;
+  /** What gstore:outcomes would hold: the outcome of every commit shipped. */
+  private final Map<String, Long> recordedOutcomes = new java.util.concurrent.ConcurrentHashMap<>();
+  private final AtomicLong lookups = new AtomicLong();
   private final UpdateShipper shipper = new UpdateShipper(batch -> {
     if (hbaseDown) {
       throw new IOException("planted: HBase is down");
@@ -78,6 +82,7 @@ class TransactionManagerTest {
     synchronized (shipped) {
       batch.forEach(s -> shipped.add(s.commitTs()));
     }
+    batch.forEach(s -> recordedOutcomes.put(s.txnId(), s.commitTs()));
   }, batch -> { }, true, 1, 0);
   /** The leader's clock, which the test sets. */
   private final AtomicLong clock = new AtomicLong(1_000);
@@ -97,8 +102,7 @@ class TransactionManagerTest {
     return append;
   };
   private final GroupCaches caches = new GroupCaches((record, incarnation) -> new GroupCache(record.group(),
-      incarnation, Map.of(ROW, new RowState(10, Map.of())), 10, 60_000), id -> Optional.of(RECORD), k -> true,
-      ref -> Map.of());
+      incarnation, Map.of(ROW, new RowState(10, Map.of())), 10, 60_000), id -> Optional.of(RECORD), k -> true);
   private final TransactionManager manager = new TransactionManager(metrics, log, shipper, caches,
       new CommitValidator(new MemberTables() {
         @Override
@@ -112,6 +116,11 @@ class TransactionManagerTest {
           return null;
         }
       }, 0, 1 << 20),
+      (group, txnId) -> {
+        lookups.incrementAndGet();
+        Long ts = recordedOutcomes.get(txnId);
+        return ts == null ? OptionalLong.empty() : OptionalLong.of(ts);
+      },
       100, clock::get);
   private final GroupHandover handover = new GroupHandover(caches, log, shipper, metrics, 100, 60_000, clock::get);
 
@@ -174,9 +183,77 @@ class TransactionManagerTest {
     handover.regionClosing(k -> true, () -> true); // the leader region moves; a new incarnation loads
     assertThat(manager.read(ID, read.snapshot(), read.incarnation(), List.of(ROW)).outcome())
         .isEqualTo(TxnOutcome.CONFLICT);
-    assertThat(manager.commit(ID, "t1", read.incarnation(), List.of(new ReadStamp(ROW,
+    assertThat(manager.commit(ID, "t1", read.incarnation(), read.snapshot(), List.of(new ReadStamp(ROW,
         read.rows().get(0).version())), List.of(write("1"))).outcome())
         .as("its read versions are not comparable with the reloaded ones").isEqualTo(TxnOutcome.CONFLICT);
+  }
+
+  @Test
+  void aCommitRetriedAtTheGroupsNextLeaderGetsItsFirstOutcomeInsteadOfAConflict() throws Exception {
+    completeAppendsAsTheyCome();
+    ReadResult read = manager.read(ID, null, 0, List.of(ROW));
+    List<ReadStamp> stamps = List.of(new ReadStamp(ROW, read.rows().get(0).version()));
+    CommitOutcome first = manager.commit(ID, "t1", read.incarnation(), read.snapshot(), stamps, List.of(write("1")));
+    assertThat(first.outcome()).isEqualTo(TxnOutcome.COMMITTED);
+
+    handover.regionClosing(k -> true, () -> false); // ships the group's commits; the next use loads it afresh
+    CommitOutcome retried = manager.commit(ID, "t1", read.incarnation(), read.snapshot(), stamps,
+        List.of(write("1")));
+    assertThat(retried.outcome()).as("its answer was lost in the move; a conflict would make the client run it"
+        + " again").isEqualTo(TxnOutcome.COMMITTED);
+    assertThat(retried.commitTs()).isEqualTo(first.commitTs());
+    assertThat(appendCount()).as("the commit, and the move's mark that it is persisted").isEqualTo(2);
+  }
+
+  @Test
+  void aBlindCommitRetriedAtTheGroupsNextLeaderIsNotAppliedTwice() throws Exception {
+    CommitOutcome first = blindCommit("t1", "1");
+    handover.regionClosing(k -> true, () -> false);
+    assertThat(blindCommit("t1", "1").commitTs()).isEqualTo(first.commitTs());
+    assertThat(appendCount()).as("the commit, and the move's mark that it is persisted").isEqualTo(2);
+    assertThat(blindCommit("t2", "2").outcome()).as("a commit with no outcome yet commits")
+        .isEqualTo(TxnOutcome.COMMITTED);
+    assertThat(appendCount()).isEqualTo(3);
+  }
+
+  @Test
+  void aCommitWhoseClientSawThisIncarnationIsAnsweredFromMemoryWithoutALookup() throws Exception {
+    completeAppendsAsTheyCome();
+    ReadResult read = manager.read(ID, null, 0, List.of(ROW));
+    CommitOutcome first = manager.commit(ID, "t1", read.incarnation(), read.snapshot(),
+        List.of(new ReadStamp(ROW, read.rows().get(0).version())), List.of(write("1")));
+    assertThat(manager.commit(ID, "t2", first.incarnation(), first.commitTs(), List.of(), List.of(write("2")))
+        .outcome()).isEqualTo(TxnOutcome.COMMITTED);
+    assertThat(lookups).as("every commit after the client saw this incarnation is remembered here").hasValue(0);
+    manager.commit(ID, "t3", 0, 0, List.of(), List.of(write("3")));
+    assertThat(lookups).as("a client that saw nothing of the group").hasValue(1);
+  }
+
+  @Test
+  void aCommitRetriedAfterItsGroupWasDeletedGetsItsOutcomeNotNoSuchGroup() throws Exception {
+    CommitOutcome first = blindCommit("t1", "1");
+    clock.set(first.commitTs() + 1);
+    handover.stopCommits(ID).orElseThrow().awaitDurable();
+    assertThat(blindCommit("t1", "1")).extracting(CommitOutcome::outcome, CommitOutcome::commitTs)
+        .containsExactly(TxnOutcome.COMMITTED, first.commitTs());
+    assertThat(blindCommit("t2", "2").outcome()).isEqualTo(TxnOutcome.NO_GROUP);
+  }
+
+  @Test
+  void anOutcomeTheLeaderForgotIsLookedUpOnceItsCommitIsShipped() throws Exception {
+    hbaseDown = true; // nothing reaches HBase (nor gstore:outcomes) until the lookup waits for it
+    CommitOutcome first = blindCommit("t0", "0");
+    for (int i = 1; i <= GroupCache.OUTCOMES_REMEMBERED; i++) {
+      manager.commit(ID, "t" + i, first.incarnation(), first.commitTs(), List.of(), List.of(write("x")));
+    }
+    // forgotten here and not yet in HBase: the leader must not take "not recorded" for "did not commit"
+    assertThatThrownBy(() -> manager.commit(ID, "t0", first.incarnation(), 0, List.of(), List.of(write("0"))))
+        .isInstanceOf(IOException.class).hasMessageContaining("not all shipped");
+    hbaseDown = false;
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> recordedOutcomes.size() > GroupCache.OUTCOMES_REMEMBERED);
+    CommitOutcome retried = manager.commit(ID, "t0", first.incarnation(), 0, List.of(), List.of(write("0")));
+    assertThat(retried.commitTs()).as("forgotten here, found once shipped").isEqualTo(first.commitTs());
+    assertThat(appendCount()).isEqualTo(GroupCache.OUTCOMES_REMEMBERED + 1);
   }
 
   @Test
@@ -197,7 +274,7 @@ class TransactionManagerTest {
     AtomicReference<Throwable> thrown = new AtomicReference<>();
     Thread caller = new Thread(() -> {
       try {
-        manager.commit(ID, "t1", 0, List.of(), List.of(write("1")));
+        manager.commit(ID, "t1", 0, 0, List.of(), List.of(write("1")));
       } catch (IOException | RuntimeException e) {
         thrown.set(e);
       }
@@ -220,7 +297,7 @@ class TransactionManagerTest {
   void aCommitWhoseAppendFailsAfterItsCallerStoppedWaitingAlsoLeavesItsGroupToTheNextHost() throws Exception {
     CompletableFuture<CommitOutcome> failing = CompletableFuture.supplyAsync(() -> {
       try {
-        return manager.commit(ID, "t1", 0, List.of(), List.of(write("1")));
+        return manager.commit(ID, "t1", 0, 0, List.of(), List.of(write("1")));
       } catch (IOException e) {
         throw new CompletionException(e);
       }
@@ -258,7 +335,7 @@ class TransactionManagerTest {
 
   private CommitOutcome blindCommit(String txnId, String value) throws IOException {
     completeAppendsAsTheyCome();
-    return manager.commit(ID, txnId, 0, List.of(), List.of(write(value)));
+    return manager.commit(ID, txnId, 0, 0, List.of(), List.of(write(value)));
   }
 
   /** From now on, appends complete as soon as they are made (a fast log). */
@@ -273,7 +350,8 @@ class TransactionManagerTest {
   }
 
   private CommitOutcome commit(String txnId, long readVersion, String value) throws IOException {
-    return manager.commit(ID, txnId, incarnation(), List.of(new ReadStamp(ROW, readVersion)), List.of(write(value)));
+    return manager.commit(ID, txnId, incarnation(), readVersion, List.of(new ReadStamp(ROW, readVersion)),
+        List.of(write(value)));
   }
 
   private long incarnation() throws IOException {

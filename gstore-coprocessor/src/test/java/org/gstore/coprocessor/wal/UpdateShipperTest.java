@@ -32,6 +32,7 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.gstore.recovery.hbase.CommitApplier;
+import org.gstore.recovery.hbase.OutcomeTable;
 import org.gstore.recovery.Shipment;
 import org.gstore.recovery.WalPosition;
 import org.gstore.recovery.ShipmentLedger;
@@ -42,6 +43,8 @@ class UpdateShipperTest {
   private static final GroupRef GROUP =
       new GroupRef(new GroupId("g", Key.of("t", Bytes.toBytes("leader"))), new Uid(new org.gstore.common.protocol.NodeId("node"), 1));
   private final List<String> applied = new ArrayList<>();
+  /** The transactions whose outcome was recorded in gstore:outcomes. */
+  private final java.util.Set<String> recordedOutcomes = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /** The row HBase refuses for good now ({@link #hbaseRefusing}'s argument until a test changes it). */
   private volatile String poisoned;
@@ -68,8 +71,15 @@ class UpdateShipperTest {
       }
       return null;
     }).when(table).batch(any(), any());
+    Table outcomes = mock(Table.class);
+    doAnswer(call -> {
+      List<? extends Row> puts = call.getArgument(0);
+      puts.forEach(p -> recordedOutcomes.add(Bytes.toString(p.getRow())));
+      return null;
+    }).when(outcomes).batch(any(), any());
     Connection connection = mock(Connection.class);
     when(connection.getTable(any(TableName.class))).thenReturn(table);
+    when(connection.getTable(OutcomeTable.NAME)).thenReturn(outcomes);
     return connection;
   }
 
@@ -79,7 +89,7 @@ class UpdateShipperTest {
         .addColumns(ColumnProto.newBuilder().setFamily(ByteString.copyFromUtf8("f"))
             .setQualifier(ByteString.copyFromUtf8("q")).setValue(ByteString.copyFromUtf8("v")))
         .build();
-    return new Shipment(GROUP, 1_000 + seq, List.of(write), new WalPosition(0, seq));
+    return new Shipment(GROUP, 1_000 + seq, "t" + seq, List.of(write), new WalPosition(0, seq));
   }
 
   @Test
@@ -92,6 +102,8 @@ class UpdateShipperTest {
       shipper.ship(commit("b", 2));
       shipper.drain(GROUP, 10_000); // returns: the quarantined commit is not waited for
       assertThat(applied).containsExactly("a(sync)", "b(sync)");
+      assertThat(recordedOutcomes).as("refused or not, each committed: a retry must learn so at any leader")
+          .hasSize(3).allMatch(row -> row.contains("t0") || row.contains("t1") || row.contains("t2"));
       assertThat(shipper.ledger().quarantinedCount()).isEqualTo(1);
       assertThat(shipper.ledger().pendingCount()).isZero();
       assertThat(shipper.ledger().walNeededAbove(0)).as("the WAL keeps the quarantined record").isEqualTo(0);

@@ -50,10 +50,23 @@ public final class CommitApplier implements CommitSink {
     this.operationTimeoutMillis = operationTimeoutMillis;
   }
 
-  /** Writes {@code batch} in one HBase batch per table. */
+  /**
+   * Writes {@code batch}: first the outcome of each commit ({@link OutcomeTable}, persisted), then the commits in
+   * one HBase batch per table. Outcomes go first so that a commit HBase takes, or refuses for good, always has its
+   * outcome recorded: a commit retried at another leader must learn it happened.
+   */
   @Override
   public void apply(List<Shipment> batch) throws IOException {
     Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
+    List<Mutation> outcomes = new ArrayList<>(batch.size());
+    for (Shipment s : batch) {
+      if (!s.txnId().isEmpty()) {
+        outcomes.add(OutcomeTable.put(s.group().id(), s.txnId(), s.commitTs()));
+      }
+    }
+    if (!outcomes.isEmpty()) {
+      write(OutcomeTable.NAME, outcomes);
+    }
     try {
       for (Shipment s : batch) {
         for (RowWriteProto w : s.writes()) {
@@ -66,12 +79,16 @@ public final class CommitApplier implements CommitSink {
       throw new DoNotRetryIOException("cannot build the HBase writes of a commit: " + e, e);
     }
     for (Map.Entry<TableName, List<Mutation>> e : byTable.entrySet()) {
-      try (Table table = table(e.getKey())) {
-        table.batch(e.getValue(), new Object[e.getValue().size()]);
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted writing commits to HBase");
-      }
+      write(e.getKey(), e.getValue());
+    }
+  }
+
+  private void write(TableName name, List<Mutation> mutations) throws IOException {
+    try (Table table = table(name)) {
+      table.batch(mutations, new Object[mutations.size()]);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted writing commits to HBase");
     }
   }
 

@@ -3,9 +3,7 @@ package org.gstore.recovery.hbase;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,8 +38,8 @@ import org.gstore.recovery.ReplayFilter;
  *              start a new file (its directory is gone), so it acknowledges nothing this pass does not read
  *   2. replay  every record of every file, in order, written with its commit timestamp and its group's token
  *              (idempotent: replaying a commit that was already shipped changes nothing)
- *   3. done    rename to &lt;server&gt;.recovered-&lt;time&gt;, kept gstore.recovery.retain.ms for the outcomes
- *              of its transactions, then deleted with the server's thresholds in ZooKeeper
+ *   3. done    rename to &lt;server&gt;.recovered-&lt;time&gt;, kept gstore.recovery.retain.ms for an operator
+ *              to read ({@code gstore wal}), then deleted with the server's thresholds in ZooKeeper
  * </pre>
  * A server that dies mid-pass loses its lock with its ZooKeeper session; the next pass, anywhere, starts again
  * from step 1 (or from the {@code .recovering} directory).
@@ -49,8 +47,8 @@ import org.gstore.recovery.ReplayFilter;
  * <p>A write that fencing refuses is skipped: its row is no longer in the commit's group, which happens only once
  * the group was deleted, and a delete waits until the group's commits are in HBase.
  *
- * <p>The outcomes of the transactions in every recovered log are remembered ({@link #committedTxns}), so that the
- * new leader of a group answers a commit retried across the crash with its true outcome.
+ * <p>A replayed commit's outcome is recorded with it ({@link OutcomeTable}, by the {@link CommitApplier}), so that
+ * the new leader of a group answers a commit retried across the crash with its true outcome.
  */
 public final class WalRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(WalRecovery.class);
@@ -76,8 +74,6 @@ public final class WalRecovery {
   private final long attemptMillis;
   /** When a pass last failed to replay a log: it is tried again only an attempt time later. */
   private final Map<String, Long> failedAt = new ConcurrentHashMap<>();
-  /** Transaction outcomes per recovered directory: group → transaction id → commit timestamp. */
-  private final Map<String, Map<GroupRef, Map<String, Long>>> outcomes = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   /**
@@ -113,8 +109,7 @@ public final class WalRecovery {
    * the attempt time. Returns once every log that may hold a group led from {@code leadsHere} is replayed (here or
    * by another server); throws, naming them, if some are not yet. A log that cannot be replayed now (a table it
    * writes is disabled, another server holds its lock, HDFS stalls) holds back only the regions whose groups it
-   * holds, which is read from the log itself once it is fenced; the next pass tries it again. Then
-   * {@link #committedTxns} knows the transactions of every recovered log.
+   * holds, which is read from the log itself once it is fenced; the next pass tries it again.
    */
   public synchronized Pass recoverDeadServers(Predicate<Key> leadsHere) throws IOException {
     long start = System.currentTimeMillis();
@@ -154,7 +149,7 @@ public final class WalRecovery {
           }
         }
       }
-      learnOutcomesAndForgetOld(live);
+      forgetOld(live);
     }
     if (!notReplayed.isEmpty()) {
       throw new IOException("G-Store cannot replay yet the WAL of " + String.join(", ", notReplayed)
@@ -187,15 +182,6 @@ public final class WalRecovery {
     } catch (IOException | RuntimeException e) {
       return false;
     }
-  }
-
-  /** Transactions of {@code group} found in recovered logs: transaction id → commit timestamp. */
-  public Map<String, Long> committedTxns(GroupRef group) {
-    Map<String, Long> found = new HashMap<>();
-    for (Map<GroupRef, Map<String, Long>> dir : outcomes.values()) {
-      found.putAll(dir.getOrDefault(group, Map.of()));
-    }
-    return found;
   }
 
   public void close() {
@@ -238,7 +224,6 @@ public final class WalRecovery {
     for (Path f : files) {
       recoverLease(f);
     }
-    Map<GroupRef, Map<String, Long>> txns = new HashMap<>();
     long replayed = 0;
     long skipped = 0;
     // an instance that stopped cleanly with nothing held had every commit persisted in HBase: nothing to write
@@ -259,11 +244,10 @@ public final class WalRecovery {
           continue;
         }
         GroupRef group = DatagramCodec.fromProto(r.getGroup());
-        txns.computeIfAbsent(group, g -> new LinkedHashMap<>()).put(r.getTxnId(), r.getCommitTs());
         if (persisted || !filter.replays(at, r)) {
           continue;
         }
-        batch.add(new Shipment(group, r.getCommitTs(), r.getWritesList(), null));
+        batch.add(new Shipment(group, r.getCommitTs(), r.getTxnId(), r.getWritesList(), null));
         if (batch.size() == BATCH) {
           skipped += writer.write(batch);
           replayed += batch.size();
@@ -277,7 +261,6 @@ public final class WalRecovery {
     if (!fs.rename(fenced, done)) {
       throw new IOException("cannot mark the G-Store WAL of " + server + " recovered (rename to " + done + ")");
     }
-    outcomes.put(done.getName(), txns);
     counts[0] += replayed - skipped;
     counts[1] += skipped;
     LOG.info("G-Store replayed the WAL of dead server {}: {} files, {} commits written, {} skipped (rows no longer"
@@ -303,36 +286,18 @@ public final class WalRecovery {
   }
 
   /**
-   * Reads the outcomes of logs other servers recovered, and deletes recovered logs older than the retention, with
-   * their dead server's thresholds (never a live server's: an earlier instance's log is recovered while the server
-   * runs on).
+   * Deletes recovered logs older than the retention, with their dead server's thresholds (never a live server's:
+   * an earlier instance's log is recovered while the server runs on).
    */
-  private void learnOutcomesAndForgetOld(Set<String> live) throws IOException {
+  private void forgetOld(Set<String> live) throws IOException {
     long now = System.currentTimeMillis();
     Set<String> deletedFrom = new HashSet<>();
     for (FileStatus dir : fs.listStatus(root)) {
       String name = dir.getPath().getName();
       int at = name.indexOf(RECOVERED);
-      if (at < 0) {
-        continue;
-      }
-      long recoveredAt = parseTime(name.substring(at + RECOVERED.length()));
-      if (now - recoveredAt > retainMillis) {
-        outcomes.remove(name);
+      if (at >= 0 && now - parseTime(name.substring(at + RECOVERED.length())) > retainMillis) {
         deletedFrom.add(LogId.serverOf(name.substring(0, at)));
         fs.delete(dir.getPath(), true);
-      } else if (!outcomes.containsKey(name)) {
-        Map<GroupRef, Map<String, Long>> txns = new HashMap<>();
-        for (Path f : WalFiles.files(fs, dir.getPath())) {
-          for (WalRecordProto r : WalFiles.read(fs, f).records()) {
-            if (r.getPersistedMark()) {
-              continue;
-            }
-            txns.computeIfAbsent(DatagramCodec.fromProto(r.getGroup()), g -> new LinkedHashMap<>())
-                .put(r.getTxnId(), r.getCommitTs());
-          }
-        }
-        outcomes.put(name, txns);
       }
     }
     for (FileStatus dir : fs.listStatus(root)) {

@@ -6,6 +6,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
@@ -64,14 +66,23 @@ public final class GStoreClient implements Closeable {
    * {@link CommitOutcomeUnknownException} (ms). Keep it below the servers' {@code gstore.txn.outcome.retain.ms}.
    */
   public static final String COMMIT_DEADLINE = "gstore.client.commit.deadline.ms";
+  /** The lease of a group whose {@link GroupSpec} sets none (ms; 0: groups live until deleted). */
+  public static final String GROUP_LEASE = "gstore.group.lease.ms";
   private static final long DEFAULT_OPERATION_TIMEOUT = 120_000;
+  private static final long DEFAULT_GROUP_LEASE = 60_000;
   private static final long DEFAULT_COMMIT_DEADLINE = 300_000;
+  /** The servers' outcome retention, as this client's configuration says (it should match theirs). */
+  private static final String OUTCOME_RETAIN = "gstore.txn.outcome.retain.ms";
+  private static final long DEFAULT_OUTCOME_RETAIN = 1_800_000;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GStoreClient.class);
 
   private final Connection connection;
   private final boolean ownsConnection;
   private final long operationTimeoutMillis;
   private final long transactionAttempts;
   private final long commitDeadlineMillis;
+  private final Duration defaultLease;
+  private final LeaseRenewer leases;
   private final ExecutorService async = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "gstore-client");
     t.setDaemon(true);
@@ -92,6 +103,30 @@ public final class GStoreClient implements Closeable {
     this.commitDeadlineMillis = connection.getConfiguration().getLong(COMMIT_DEADLINE, DEFAULT_COMMIT_DEADLINE);
     if (commitDeadlineMillis < 0) {
       throw new IllegalArgumentException(COMMIT_DEADLINE + " must not be negative: " + commitDeadlineMillis);
+    }
+    long lease = connection.getConfiguration().getLong(GROUP_LEASE, DEFAULT_GROUP_LEASE);
+    if (lease < 0) {
+      throw new IllegalArgumentException(GROUP_LEASE + " must not be negative: " + lease);
+    }
+    this.defaultLease = Duration.ofMillis(lease);
+    warnIfResendsOutliveOutcomes(connection.getConfiguration());
+    this.leases = new LeaseRenewer(connection);
+  }
+
+  /**
+   * A commit may be sent again for as long as the deadline plus the last call's own HBase retries; the servers
+   * keep outcomes {@code gstore.txn.outcome.retain.ms} (30 minutes by default). A resend after that could apply a
+   * transaction that only writes a second time.
+   */
+  private void warnIfResendsOutliveOutcomes(Configuration conf) {
+    long resendWindow = commitDeadlineMillis + conf.getLong(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT,
+        HConstants.DEFAULT_HBASE_CLIENT_OPERATION_TIMEOUT);
+    long retained = conf.getLong(OUTCOME_RETAIN, DEFAULT_OUTCOME_RETAIN);
+    if (resendWindow >= retained) {
+      LOG.warn("{} ({} ms) plus {} ({} ms) reaches the servers' outcome retention {} ({} ms): a commit resent that"
+          + " late could take effect twice. Lower one of the first two, or raise the third on the servers",
+          COMMIT_DEADLINE, commitDeadlineMillis, HConstants.HBASE_CLIENT_OPERATION_TIMEOUT,
+          resendWindow - commitDeadlineMillis, OUTCOME_RETAIN, retained);
     }
   }
 
@@ -159,7 +194,13 @@ public final class GStoreClient implements Closeable {
     if (record.phase() != org.gstore.common.protocol.GroupPhase.ACTIVE) {
       throw new GroupNotFoundException("group " + id + " is " + record.phase().name().toLowerCase());
     }
-    return KeyGroup.from(this, record);
+    return held(KeyGroup.from(this, record));
+  }
+
+  /** A group this client renews the lease of from now on, until it is closed or the group deleted. */
+  private KeyGroup held(KeyGroup group) {
+    leases.hold(group);
+    return group;
   }
 
   private KeyGroup create(GroupSpec spec) throws IOException {
@@ -169,7 +210,8 @@ public final class GStoreClient implements Closeable {
         .setRequestId(UUID.randomUUID().toString())
         .setName(id.name())
         .setLeader(proto(leader))
-        .setMode(spec.isAtomic() ? CreateModeProto.ATOMIC : CreateModeProto.BEST_EFFORT);
+        .setMode(spec.isAtomic() ? CreateModeProto.ATOMIC : CreateModeProto.BEST_EFFORT)
+        .setLeaseMs((spec.lease() != null ? spec.lease() : defaultLease).toMillis());
     spec.members().forEach(m -> b.addMembers(proto(m)));
     CreateGroupRequest request = b.build();
     long deadline = System.currentTimeMillis() + operationTimeoutMillis;
@@ -177,7 +219,7 @@ public final class GStoreClient implements Closeable {
       CreateGroupResponse response = call(leader, stub -> stub.createGroup(null, request));
       switch (response.getOutcome()) {
         case CREATED:
-          return KeyGroup.from(this, RecordCodec.fromProto(response.getGroup()));
+          return held(KeyGroup.from(this, RecordCodec.fromProto(response.getGroup())));
         case FAILED:
           throw new GroupCreationException("group " + id + ": " + response.getMessage(),
               response.hasGroup() ? KeyGroup.refusals(RecordCodec.fromProto(response.getGroup())) : Map.of());
@@ -216,6 +258,7 @@ public final class GStoreClient implements Closeable {
   }
 
   void deleteGroup(GroupId id) throws IOException {
+    leases.release(id); // renewing while the delete runs would only be refused
     DeleteGroupRequest request = DeleteGroupRequest.newBuilder()
         .setRequestId(UUID.randomUUID().toString())
         .setName(id.name())
@@ -350,8 +393,13 @@ public final class GStoreClient implements Closeable {
     }
   }
 
+  /**
+   * Stops renewing the leases of the groups this client holds (they live until their leases lapse, unless
+   * another client renews them) and closes the HBase connection if the client created it.
+   */
   @Override
   public void close() throws IOException {
+    leases.close();
     async.shutdown();
     try {
       async.awaitTermination(5, TimeUnit.SECONDS);

@@ -1,5 +1,6 @@
 package org.gstore.client;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -15,12 +16,14 @@ public final class GroupSpec {
   private final RowKey leader;
   private final Set<RowKey> members;
   private final boolean atomic;
+  private final Duration lease;
 
   private GroupSpec(Builder b) {
     this.id = b.id;
     this.leader = b.leader;
     this.members = Collections.unmodifiableSet(new LinkedHashSet<>(b.members));
     this.atomic = b.atomic;
+    this.lease = b.lease;
   }
 
   public static Builder builder() {
@@ -46,12 +49,18 @@ public final class GroupSpec {
     return atomic;
   }
 
+  /** The group's lease, or null for the client's default ({@code gstore.group.lease.ms}). */
+  public Duration lease() {
+    return lease;
+  }
+
   /** Builds a {@link GroupSpec}. */
   public static final class Builder {
     private String id;
     private RowKey leader;
     private final Set<RowKey> members = new LinkedHashSet<>();
     private boolean atomic = true;
+    private Duration lease;
 
     private Builder() {}
 
@@ -92,6 +101,21 @@ public final class GroupSpec {
     /** The group keeps the members that could join; {@link KeyGroup#refused()} lists the others. */
     public Builder bestEffort() {
       this.atomic = false;
+      return this;
+    }
+
+    /**
+     * How long the group lives without a renewal: while a {@link GStoreClient} that created or looked it up is
+     * open, it renews the lease; once none does (the application crashed, or closed its client without deleting
+     * the group), the group's leader deletes it, as {@link KeyGroup#delete()} would, within the lease plus about a
+     * second. {@link Duration#ZERO}: the group lives until deleted. Otherwise at least one second, at most seven
+     * days. Default: {@code gstore.group.lease.ms} of the client's configuration (60 s).
+     */
+    public Builder lease(Duration lease) {
+      if (lease == null || lease.isNegative()) {
+        throw new IllegalArgumentException("a lease must be zero (no lease) or positive: " + lease);
+      }
+      this.lease = lease;
       return this;
     }
 

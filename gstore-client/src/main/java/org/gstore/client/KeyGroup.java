@@ -1,6 +1,7 @@
 package org.gstore.client;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -18,6 +19,7 @@ public final class KeyGroup {
   private final GroupId id;
   private final Set<RowKey> members;
   private final Set<RowKey> refused;
+  private final Duration lease;
   /** The newest answer about the group seen through this object: which leader cache, and its commit timestamp. */
   private final AtomicReference<Seen> seen = new AtomicReference<>(Seen.NOTHING);
 
@@ -26,16 +28,18 @@ public final class KeyGroup {
     static final Seen NOTHING = new Seen(0, 0);
   }
 
-  KeyGroup(GStoreClient client, GroupId id, Set<RowKey> members, Set<RowKey> refused) {
+  KeyGroup(GStoreClient client, GroupId id, Set<RowKey> members, Set<RowKey> refused, Duration lease) {
     this.client = client;
     this.id = id;
     this.members = Collections.unmodifiableSet(members);
     this.refused = Collections.unmodifiableSet(refused);
+    this.lease = lease;
   }
 
   static KeyGroup from(GStoreClient client, GroupRecord record) {
     GroupId id = new GroupId(record.id().name(), RowKey.of(record.id().leader()));
-    return new KeyGroup(client, id, rows(record, MemberState.Status.JOINED), rows(record, MemberState.Status.REFUSED));
+    return new KeyGroup(client, id, rows(record, MemberState.Status.JOINED), rows(record, MemberState.Status.REFUSED),
+        Duration.ofMillis(record.leaseMillis()));
   }
 
   private static Set<RowKey> rows(GroupRecord record, MemberState.Status status) {
@@ -65,6 +69,15 @@ public final class KeyGroup {
   /** The rows that joined, the leader included. */
   public Set<RowKey> members() {
     return members;
+  }
+
+  /**
+   * How long the group lives without a renewal ({@link Duration#ZERO}: until deleted). The {@link GStoreClient}
+   * that created or looked up this group renews it until the client is closed or the group deleted; once no
+   * client renews it, its leader deletes it within the lease (see {@link GroupSpec.Builder#lease}).
+   */
+  public Duration lease() {
+    return lease;
   }
 
   /** The rows that did not join (best-effort groups; always empty for atomic ones). */

@@ -16,14 +16,15 @@ import org.apache.hadoop.hbase.CellBuilderFactory;
 import org.apache.hadoop.hbase.CellBuilderType;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellUtil;
-import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
-import org.apache.hadoop.hbase.client.OperationTimeoutExceededException;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
+import org.gstore.common.CommitRefusedException;
 import org.gstore.common.wire.Columns;
 import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
 import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
@@ -206,7 +207,7 @@ public final class Transaction implements AutoCloseable {
           throw e;
         }
         long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-        if (left <= 0 || e instanceof InterruptedIOException) {
+        if (left <= 0 || interrupted(e)) {
           state = State.OUTCOME_UNKNOWN;
           throw new CommitOutcomeUnknownException("the commit of transaction " + id + " on group " + group.id()
               + " got no answer " + (left <= 0 ? "within " + client.commitDeadlineMillis() + " ms ("
@@ -220,14 +221,24 @@ public final class Transaction implements AutoCloseable {
   }
 
   /**
-   * Whether the exception is the leader's answer about this commit, so it did not take effect: a refusal by
-   * G-Store (conflict, no such group, not a member) or a request HBase or G-Store refuses as it is (a
-   * {@link DoNotRetryIOException}, an operation timeout aside, which only says the call gave up).
+   * Whether the exception is the leader's answer about this commit, meaning no attempt of it took effect, nor
+   * will: a refusal by G-Store (conflict, no such group, not a member), or a refusal the leader makes only after
+   * checking that the transaction has no outcome yet ({@link CommitRefusedException},
+   * {@link NoSuchColumnFamilyException}, {@link AccessDeniedException}). Any other exception, HBase's own
+   * {@link org.apache.hadoop.hbase.DoNotRetryIOException}s included, says nothing of earlier attempts.
    */
   private static boolean isAnswer(IOException e) {
     return e instanceof TransactionConflictException || e instanceof GroupNotFoundException
-        || e instanceof NotGroupMemberException
-        || (e instanceof DoNotRetryIOException && !(e instanceof OperationTimeoutExceededException));
+        || e instanceof NotGroupMemberException || e instanceof CommitRefusedException
+        || e instanceof NoSuchColumnFamilyException || e instanceof AccessDeniedException;
+  }
+
+  /**
+   * Whether the caller was interrupted: its flag, or HBase's plain {@link InterruptedIOException} (which HBase
+   * throws without restoring the flag); a timeout, also an {@code InterruptedIOException}, is not.
+   */
+  private static boolean interrupted(IOException e) {
+    return Thread.currentThread().isInterrupted() || e.getClass() == InterruptedIOException.class;
   }
 
   private void pauseBeforeRetry(long millis) throws CommitOutcomeUnknownException {

@@ -12,9 +12,18 @@ public sealed interface ClientRequest {
   GroupId group();
 
   /** Form a group of {@code members} led by {@code group.leader()} (added to the members if absent). */
-  record Create(String requestId, GroupId group, Set<Key> members, CreateMode mode) implements ClientRequest {
+  record Create(String requestId, GroupId group, Set<Key> members, CreateMode mode, long leaseMillis)
+      implements ClientRequest {
     public Create {
       members = Set.copyOf(members);
+      if (leaseMillis < 0) {
+        throw new IllegalArgumentException("a lease cannot be negative: " + leaseMillis);
+      }
+    }
+
+    /** A group without a lease: it lives until deleted. */
+    public Create(String requestId, GroupId group, Set<Key> members, CreateMode mode) {
+      this(requestId, group, members, mode, 0);
     }
   }
 

@@ -15,9 +15,16 @@ import java.util.stream.Collectors;
  * @param members every member, the leader key included, with what the leader knows of it
  * @param failure why creation did not keep the group, or {@code null} if it did (or has not ended yet)
  * @param endedAt when the group {@link GroupPhase#ENDED}, in the engine's clock; 0 before
+ * @param leaseMillis how long the group lives without a renewal once active; 0: until deleted
  */
 public record GroupRecord(GroupRef group, CreateMode mode, GroupPhase phase, String createRequest,
-    SortedMap<Key, MemberState> members, String failure, long endedAt) {
+    SortedMap<Key, MemberState> members, String failure, long endedAt, long leaseMillis) {
+  /** A record of a group without a lease. */
+  public GroupRecord(GroupRef group, CreateMode mode, GroupPhase phase, String createRequest,
+      SortedMap<Key, MemberState> members, String failure, long endedAt) {
+    this(group, mode, phase, createRequest, members, failure, endedAt, 0);
+  }
+
   public GroupRecord {
     if (group == null || mode == null || phase == null || createRequest == null || members == null) {
       throw new IllegalArgumentException("all group record fields are required");
@@ -46,7 +53,7 @@ public record GroupRecord(GroupRef group, CreateMode mode, GroupPhase phase, Str
   public GroupRecord withAnswersForgotten() {
     TreeMap<Key, MemberState> pending = new TreeMap<>();
     members.keySet().forEach(k -> pending.put(k, MemberState.PENDING));
-    return new GroupRecord(group, mode, phase, createRequest, pending, failure, endedAt);
+    return new GroupRecord(group, mode, phase, createRequest, pending, failure, endedAt, leaseMillis);
   }
 
   /** Members with the given status. */

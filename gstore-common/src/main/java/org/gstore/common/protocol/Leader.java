@@ -62,7 +62,7 @@ final class Leader {
     members.put(req.group().leader(), MemberState.PENDING);
     GroupRef ref = new GroupRef(req.group(), uids.next(fx));
     LeaderGroup g = new LeaderGroup(
-        new GroupRecord(ref, req.mode(), GroupPhase.CREATING, req.requestId(), members, null, 0),
+        new GroupRecord(ref, req.mode(), GroupPhase.CREATING, req.requestId(), members, null, 0, req.leaseMillis()),
         new Retry(timeout, now));
     g.createWaiters.add(req.requestId());
     groups.put(req.group(), g); // replaces a tombstone of an earlier group with this name, if any

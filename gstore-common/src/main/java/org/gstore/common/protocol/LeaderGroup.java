@@ -10,6 +10,7 @@ final class LeaderGroup {
   final GroupRef ref;
   final CreateMode mode;
   final String createRequest;
+  final long leaseMillis;
   final TreeMap<Key, MemberState> members;
   GroupPhase phase;
   String failure;
@@ -27,6 +28,7 @@ final class LeaderGroup {
     this.ref = record.group();
     this.mode = record.mode();
     this.createRequest = record.createRequest();
+    this.leaseMillis = record.leaseMillis();
     this.members = new TreeMap<>(record.members());
     this.phase = record.phase();
     this.failure = record.failure();
@@ -35,7 +37,7 @@ final class LeaderGroup {
   }
 
   GroupRecord toRecord() {
-    return new GroupRecord(ref, mode, phase, createRequest, members, failure, endedAt);
+    return new GroupRecord(ref, mode, phase, createRequest, members, failure, endedAt, leaseMillis);
   }
 
   boolean any(MemberState.Status status) {

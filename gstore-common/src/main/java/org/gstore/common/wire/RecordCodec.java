@@ -42,6 +42,9 @@ public final class RecordCodec {
     if (g.endedAt() != 0) {
       b.setEndedAt(g.endedAt());
     }
+    if (g.leaseMillis() != 0) {
+      b.setLeaseMs(g.leaseMillis());
+    }
     return b.build();
   }
 
@@ -56,7 +59,7 @@ public final class RecordCodec {
     return new GroupRecord(DatagramCodec.fromProto(p.getGroup()),
         p.getMode() == CreateModeProto.ATOMIC ? CreateMode.ATOMIC : CreateMode.BEST_EFFORT,
         GroupPhase.valueOf(p.getPhase().name()), p.getCreateRequest(), members,
-        p.hasFailure() ? p.getFailure() : null, p.getEndedAt());
+        p.hasFailure() ? p.getFailure() : null, p.getEndedAt(), p.getLeaseMs());
   }
 
   public static byte[] encode(GroupRecord g) {

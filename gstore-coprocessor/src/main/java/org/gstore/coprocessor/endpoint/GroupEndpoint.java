@@ -3,7 +3,11 @@ package org.gstore.coprocessor.endpoint;
 import com.google.protobuf.RpcCallback;
 import com.google.protobuf.RpcController;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -29,9 +33,14 @@ import org.gstore.common.wire.generated.GStoreProtos.DeleteGroupRequest;
 import org.gstore.common.wire.generated.GStoreProtos.DeleteGroupResponse;
 import org.gstore.common.wire.generated.GStoreProtos.GetGroupRequest;
 import org.gstore.common.wire.generated.GStoreProtos.GetGroupResponse;
+import org.gstore.common.wire.generated.GStoreProtos.LeaseAnswerProto;
+import org.gstore.common.wire.generated.GStoreProtos.LeaseOutcomeProto;
 import org.gstore.common.wire.generated.GStoreProtos.OutcomeProto;
+import org.gstore.common.wire.generated.GStoreProtos.RenewLeasesRequest;
+import org.gstore.common.wire.generated.GStoreProtos.RenewLeasesResponse;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.coprocessor.config.GStoreConfig;
+import org.gstore.coprocessor.server.GroupLeases;
 import org.gstore.coprocessor.server.GroupService;
 import org.gstore.coprocessor.server.HostedRegions;
 import org.gstore.coprocessor.txn.GroupCaches;
@@ -45,6 +54,9 @@ import org.gstore.coprocessor.txn.GroupCaches;
 public final class GroupEndpoint extends GStoreProtos.GStoreService {
   /** A group's record is one cell of gstore:groups: keep it well inside HBase's default 10 MiB cell limit. */
   static final long MAX_RECORD_BYTES = 4L << 20;
+  /** The shortest lease: renewals every third of it must fit in the network's and HBase's round trips. */
+  static final long MIN_LEASE_MILLIS = 1_000;
+  static final long MAX_LEASE_MILLIS = TimeUnit.DAYS.toMillis(7);
   /** What a member adds to its group's record besides its table and row (status, yield id, field tags). */
   private static final int MEMBER_RECORD_OVERHEAD_BYTES = 64;
   // HBase asks a coprocessor for its services before it starts it: the endpoint exists first and is attached later.
@@ -75,9 +87,17 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
         done.run(CreateGroupResponse.newBuilder().setOutcome(OutcomeProto.INVALID).setMessage(invalid).build());
         return;
       }
+      if (request.getLeaseMs() != 0 && (request.getLeaseMs() < MIN_LEASE_MILLIS
+          || request.getLeaseMs() > MAX_LEASE_MILLIS)) {
+        done.run(CreateGroupResponse.newBuilder().setOutcome(OutcomeProto.INVALID).setMessage("a lease of "
+            + request.getLeaseMs() + " ms is outside " + MIN_LEASE_MILLIS + " ms to " + MAX_LEASE_MILLIS
+            + " ms (0: no lease)").build());
+        return;
+      }
       CreateMode mode = request.getMode() == GStoreProtos.CreateModeProto.ATOMIC
           ? CreateMode.ATOMIC : CreateMode.BEST_EFFORT;
-      Reply reply = await(new ClientRequest.Create(request.getRequestId(), id, members, mode));
+      Reply reply = await(new ClientRequest.Create(request.getRequestId(), id, members, mode,
+          request.getLeaseMs()));
       CreateGroupResponse.Builder b = CreateGroupResponse.newBuilder();
       if (reply == null) {
         b.setOutcome(OutcomeProto.PENDING);
@@ -143,6 +163,40 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
       GroupCaches.requireFormed(id, group);
       GetGroupResponse.Builder b = GetGroupResponse.newBuilder();
       group.filter(g -> g.phase() != GroupPhase.ENDED).ifPresent(g -> b.setGroup(RecordCodec.toProto(g)));
+      done.run(b.build());
+    } catch (IOException | IllegalArgumentException e) {
+      fail(controller, e, done);
+    }
+  }
+
+  /**
+   * Renews the leases of the groups in the request that this server leads, whichever of its regions holds their
+   * leader rows: the client sends one call per server, to any of them.
+   */
+  @Override
+  public void renewLeases(RpcController controller, RenewLeasesRequest request,
+      RpcCallback<RenewLeasesResponse> done) {
+    try {
+      if (server == null) {
+        throw new org.apache.hadoop.hbase.DoNotRetryIOException("G-Store does not run on this table's system regions");
+      }
+      List<GroupId> ids = new ArrayList<>(request.getGroupsCount());
+      Map<GroupId, GetGroupRequest> asked = new HashMap<>();
+      for (GetGroupRequest g : request.getGroupsList()) {
+        GroupId id = Requests.groupId(g.getName(), g.getLeader());
+        ids.add(id);
+        asked.put(id, g);
+      }
+      authorizer.requireRead(ids.stream().map(GroupId::leader).collect(java.util.stream.Collectors.toSet()));
+      RenewLeasesResponse.Builder b = RenewLeasesResponse.newBuilder();
+      for (GroupLeases.Answer a : server.renewLeases(ids)) {
+        LeaseAnswerProto.Builder answer = LeaseAnswerProto.newBuilder().setGroup(asked.get(a.id()))
+            .setOutcome(LeaseOutcomeProto.valueOf("LEASE_" + a.outcome().name()));
+        if (a.outcome() == GroupLeases.Outcome.RENEWED) {
+          answer.setExpiresAt(a.expiresAt());
+        }
+        b.addAnswers(answer);
+      }
       done.run(b.build());
     } catch (IOException | IllegalArgumentException e) {
       fail(controller, e, done);

@@ -77,10 +77,11 @@ public final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
         reads.add(new ReadStamp(key, r.getVersion()));
         read.add(key);
       }
-      authorizer.requireRead(read);
-      authorizer.requireWrite(request.getWritesList());
       CommitOutcome outcome = transactions.commit(id, request.getTxnId(), request.getIncarnation(),
-          request.getSeenTs(), reads, request.getWritesList());
+          request.getSeenTs(), reads, request.getWritesList(), () -> {
+            authorizer.requireRead(read);
+            authorizer.requireWrite(request.getWritesList());
+          });
       CommitResponse.Builder b = CommitResponse.newBuilder()
           .setOutcome(TxnOutcomeProto.valueOf(outcome.outcome().name())).setCommitTs(outcome.commitTs())
           .setIncarnation(outcome.incarnation());

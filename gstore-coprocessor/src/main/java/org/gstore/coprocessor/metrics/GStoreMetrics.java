@@ -27,6 +27,8 @@ public final class GStoreMetrics {
   private final Counter txnConflicts;
   /** Commits whose earlier outcome the leader had to look up in gstore:outcomes (retries across leaders). */
   private final Counter txnOutcomeLookups;
+  /** Groups deleted by their leader because their lease lapsed. */
+  private final Counter groupLeaseExpiries;
   private final org.apache.hadoop.hbase.metrics.Histogram txnCommitMicros;
   private final Counter regionCloseShippingWaits;
   private final Counter walRecoveries;
@@ -46,6 +48,7 @@ public final class GStoreMetrics {
     stateWriteMicros = registry.histogram("stateWriteLatencyMicros");
     txnCommits = registry.counter("txnCommits");
     txnOutcomeLookups = registry.counter("txnOutcomeLookups");
+    groupLeaseExpiries = registry.counter("groupLeaseExpiries");
     txnConflicts = registry.counter("txnConflicts");
     txnCommitMicros = registry.histogram("txnCommitLatencyMicros");
     regionCloseShippingWaits = registry.counter("regionCloseShippingWaits");
@@ -80,6 +83,10 @@ public final class GStoreMetrics {
   public void committed(long nanos) {
     txnCommits.increment();
     txnCommitMicros.update(nanos / 1_000);
+  }
+
+  public void leaseExpired() {
+    groupLeaseExpiries.increment();
   }
 
   public void outcomeLookedUp() {

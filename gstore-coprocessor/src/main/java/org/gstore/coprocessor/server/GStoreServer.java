@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
@@ -86,6 +87,9 @@ public final class GStoreServer implements GroupService, Closeable {
   private final ProtocolRuntime runtime;
   private final RegionLifecycle regions;
   private final GroupDeletes deletes;
+  private final GroupLeases leases;
+  /** How often lapsed leases are looked for: an expiry takes effect within this much. */
+  private static final long LEASE_CHECK_MILLIS = 1_000;
   private volatile boolean crashed;
   /** {@link #fatal} ran: the region server is aborted once. */
   private final AtomicBoolean stoppedFatally = new AtomicBoolean();
@@ -169,6 +173,8 @@ public final class GStoreServer implements GroupService, Closeable {
         host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
     this.deletes = new GroupDeletes(self, handover, releaseGate, runtime, outbox, writer::halted,
         threads("release"));
+    this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, deletes::delete, metrics,
+        System::currentTimeMillis, threads("leases"));
 
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
     gauges.stats = runtime::stats;
@@ -202,6 +208,7 @@ public final class GStoreServer implements GroupService, Closeable {
     heartbeatThread.start();
     LOG.info("G-Store peer {} listening on {}:{}", self, advertised, bound.getPort());
     runtime.start();
+    leases.start(LEASE_CHECK_MILLIS);
   }
 
   private ThreadFactory threads(String role) {
@@ -271,6 +278,11 @@ public final class GStoreServer implements GroupService, Closeable {
   }
 
   @Override
+  public List<GroupLeases.Answer> renewLeases(List<GroupId> ids) throws IOException {
+    return leases.renew(ids);
+  }
+
+  @Override
   public void preload(GroupId id) {
     transactions.preload(id);
   }
@@ -297,6 +309,11 @@ public final class GStoreServer implements GroupService, Closeable {
   /** This leader's alerts on thresholds that stopped advancing. */
   public ThresholdAlerts alerts() {
     return alerts;
+  }
+
+  /** The leases of the groups this server leads. */
+  public GroupLeases leases() {
+    return leases;
   }
 
   /** This server's update shipper (its T_F, what it holds until persisted). */
@@ -336,6 +353,7 @@ public final class GStoreServer implements GroupService, Closeable {
   /** Stops every part, in the reverse order of their start. */
   @Override
   public void close() {
+    leases.close();
     runtime.close();
     heartbeatThread.stop();
     regions.close();

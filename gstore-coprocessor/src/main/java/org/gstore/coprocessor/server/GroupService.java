@@ -1,6 +1,7 @@
 package org.gstore.coprocessor.server;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.hbase.client.RegionInfo;
@@ -24,6 +25,9 @@ public interface GroupService {
 
   /** The engine's record of a group. */
   CompletableFuture<Optional<GroupRecord>> group(GroupId id);
+
+  /** Renews the leases of groups this server leads (see {@link GroupLeases#renew}). */
+  List<GroupLeases.Answer> renewLeases(List<GroupId> ids) throws IOException;
 
   /** Loads a new group's cache in the background, so its first transaction does not wait for it. */
   void preload(GroupId id);

@@ -3,6 +3,8 @@ package org.gstore.coprocessor.server;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -17,6 +19,7 @@ import java.util.function.Predicate;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.Datagram;
 import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupPhase;
 import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
@@ -124,6 +127,29 @@ final class ProtocolRuntime implements Closeable {
       return Step.NOTHING;
     });
     return result;
+  }
+
+  /** The groups this server leads that are being created or active, read on the protocol thread. */
+  Map<GroupId, GroupRecord> liveGroups() throws IOException {
+    CompletableFuture<Map<GroupId, GroupRecord>> result = new CompletableFuture<>();
+    input(engine -> {
+      Map<GroupId, GroupRecord> live = new HashMap<>();
+      for (GroupRecord g : engine.groups()) {
+        if (g.phase() == GroupPhase.CREATING || g.phase() == GroupPhase.ACTIVE) {
+          live.put(g.id(), g);
+        }
+      }
+      result.complete(live);
+      return Step.NOTHING;
+    });
+    try {
+      return result.get(waitMillis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted reading the groups led here");
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IOException("G-Store could not read the groups led here in time; retry", e);
+    }
   }
 
   /** The engine's record of a group, waited for on the caller's thread (at most the endpoint wait). */

@@ -190,7 +190,12 @@ final class RegionLifecycle implements Closeable {
     if (crashed.getAsBoolean() || !phases.closing(info.getEncodedName())) {
       return; // a crashed server drains nothing: what it did not ship is in its WAL
     }
-    handover.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);
+    try {
+      handover.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);
+    } catch (java.io.InterruptedIOException e) {
+      cannotDrain(info, e);
+      return;
+    }
     long waitMillis = serverStopping.getAsBoolean() ? STOPPING_DRAIN_MILLIS : DRAIN_MILLIS;
     try {
       runtime.unload(k -> HostedRegions.contains(info, k), () -> hosted.remove(info))

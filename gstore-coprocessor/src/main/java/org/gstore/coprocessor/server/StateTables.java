@@ -32,6 +32,12 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.recovery.hbase.OutcomeTable;
 import org.gstore.common.protocol.GroupRecord;
+import org.gstore.common.wire.generated.KeyGroupingProtos.GroupRefProto;
+import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.protocol.GroupRef;
+import java.util.HashMap;
+import java.util.Collection;
+import java.util.Arrays;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.OwnerRecord;
 import org.gstore.common.protocol.StateChange;
@@ -44,7 +50,7 @@ import org.gstore.common.wire.RecordCodec;
  * stored per key, not per server, so it follows rows when regions move, split or reopen elsewhere; operators can
  * read it with the HBase shell.
  */
-public final class StateTables implements StepWriter.Store {
+public final class StateTables implements StepWriter.Store, GroupLeases.Store {
   public static final String NAMESPACE = "gstore";
   static final TableName GROUPS = TableName.valueOf(NAMESPACE, "groups");
   public static final TableName OWNERS = TableName.valueOf(NAMESPACE, "owners");
@@ -52,6 +58,8 @@ public final class StateTables implements StepWriter.Store {
   public static final byte[] FAMILY = Bytes.toBytes("s");
   public static final byte[] RECORD = Bytes.toBytes("record");
   static final byte[] UIDS = Bytes.toBytes("uids");
+  /** A group's lease expiry, next to its record: 8 bytes of time, then the group's incarnation. */
+  static final byte[] LEASE = Bytes.toBytes("lease");
 
   private final Connection connection;
   /** Writes a phase's other tables while the writer thread writes one; idle threads end after a minute. */
@@ -103,6 +111,33 @@ public final class StateTables implements StepWriter.Store {
       OutcomeTable.ensureExists(admin, connection.getConfiguration().getLong(GStoreConfig.TXN_OUTCOME_RETAIN_MS,
           OutcomeTable.DEFAULT_RETAIN_MILLIS));
     }
+  }
+
+  @Override
+  public Map<GroupRef, Long> expiries(Collection<GroupRef> groups) throws IOException {
+    List<GroupRef> ordered = List.copyOf(groups);
+    List<Get> gets = new ArrayList<>(ordered.size());
+    ordered.forEach(g -> gets.add(new Get(StateRows.group(g.id())).addColumn(FAMILY, LEASE)));
+    Map<GroupRef, Long> expiries = new HashMap<>();
+    try (Table t = connection.getTable(GROUPS)) {
+      Result[] results = t.get(gets);
+      for (int i = 0; i < results.length; i++) {
+        byte[] value = results[i].getValue(FAMILY, LEASE);
+        if (value != null && value.length > Bytes.SIZEOF_LONG && ordered.get(i).equals(DatagramCodec.fromProto(
+            GroupRefProto.parseFrom(Arrays.copyOfRange(value, Bytes.SIZEOF_LONG, value.length))))) {
+          expiries.put(ordered.get(i), Bytes.toLong(value));
+        }
+      }
+    }
+    return expiries;
+  }
+
+  @Override
+  public void writeExpiries(Map<GroupRef, Long> expiries) throws IOException {
+    List<Mutation> puts = new ArrayList<>(expiries.size());
+    expiries.forEach((group, expiresAt) -> puts.add(sync(new Put(StateRows.group(group.id())).addColumn(FAMILY,
+        LEASE, Bytes.add(Bytes.toBytes(expiresAt), DatagramCodec.toProto(group).toByteArray())))));
+    batch(GROUPS, puts);
   }
 
   long reservedUids(NodeId node) throws IOException {

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.gstore.common.CommitRefusedException;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException;
@@ -23,7 +23,7 @@ import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
  * Such a commit would otherwise be durable in the WAL and then fail in the shipper forever. Also refuses
  * malformed requests that a raw RPC can send: an empty or oversized transaction id, a row written twice, a
  * column written twice in one row. The errors are the ones HBase gives for the same plain write where it has one
- * ({@link NoSuchColumnFamilyException}), otherwise a {@link DoNotRetryIOException} that says what is wrong.
+ * ({@link NoSuchColumnFamilyException}), otherwise a {@link CommitRefusedException} that says what is wrong.
  */
 public final class CommitValidator {
   static final int MAX_TXN_ID_CHARS = 256;
@@ -42,21 +42,26 @@ public final class CommitValidator {
     this.maxCommitBytes = maxCommitBytes;
   }
 
+  /** Checks a transaction id: one no commit can have (none was ever accepted), so it is refused before anything. */
+  static void checkTxnId(String txnId) throws CommitRefusedException {
+    if (txnId.isEmpty() || txnId.length() > MAX_TXN_ID_CHARS) {
+      throw new CommitRefusedException("a transaction id must have 1 to " + MAX_TXN_ID_CHARS + " characters, not "
+          + txnId.length());
+    }
+  }
+
   /**
    * Checks a commit; returns its writes with every key canonical (see {@link Requests#key}), as they are to be
    * logged, cached and shipped: the owner token the shipper signs must name the row as the fence sees it.
    */
   List<RowWriteProto> check(String txnId, List<RowWriteProto> writes) throws IOException {
-    if (txnId.isEmpty() || txnId.length() > MAX_TXN_ID_CHARS) {
-      throw new DoNotRetryIOException("a transaction id must have 1 to " + MAX_TXN_ID_CHARS + " characters, not "
-          + txnId.length());
-    }
+    checkTxnId(txnId);
     long bytes = 0;
     for (RowWriteProto w : writes) {
       bytes += w.getSerializedSize();
     }
     if (bytes > maxCommitBytes) {
-      throw new DoNotRetryIOException("a commit of " + bytes + " bytes is above the limit of " + maxCommitBytes
+      throw new CommitRefusedException("a commit of " + bytes + " bytes is above the limit of " + maxCommitBytes
           + " bytes (" + GStoreConfig.TXN_MAX_COMMIT_BYTES + "); nothing was committed. Split it into several"
           + " transactions");
     }
@@ -67,16 +72,16 @@ public final class CommitValidator {
       canonical.add(key.table().equals(w.getKey().getTable()) ? w
           : w.toBuilder().setKey(w.getKey().toBuilder().setTable(key.table())).build());
       if (!rows.add(key)) {
-        throw new DoNotRetryIOException("row " + key + " is written twice in one commit; send one write per row");
+        throw new CommitRefusedException("row " + key + " is written twice in one commit; send one write per row");
       }
       TableDescriptor descriptor = tables.descriptor(key.table());
       if (descriptor == null) {
-        throw new DoNotRetryIOException("row " + key + ": " + tables.problemWith(key.table()));
+        throw new CommitRefusedException("row " + key + ": " + tables.problemWith(key.table()));
       }
       Set<com.google.protobuf.ByteString> columns = new HashSet<>();
       for (ColumnProto c : w.getColumnsList()) {
         if (!columns.add(Columns.key(c.getFamily(), c.getQualifier()))) {
-          throw new DoNotRetryIOException("column " + c.getFamily().toStringUtf8() + ":"
+          throw new CommitRefusedException("column " + c.getFamily().toStringUtf8() + ":"
               + c.getQualifier().toStringUtf8() + " of row " + key + " is written twice in one commit");
         }
         if (!descriptor.hasColumnFamily(c.getFamily().toByteArray())) {
@@ -86,7 +91,7 @@ public final class CommitValidator {
         long size = KeyValue.getKeyValueDataStructureSize(key.row().length, c.getFamily().size(),
             c.getQualifier().size(), c.getValue().size());
         if (maxCellBytes > 0 && size > maxCellBytes) {
-          throw new DoNotRetryIOException("a cell of row " + key + " would take " + size + " bytes, above HBase's"
+          throw new CommitRefusedException("a cell of row " + key + " would take " + size + " bytes, above HBase's"
               + " limit of " + maxCellBytes + " (hbase.server.keyvalue.maxsize); nothing was committed");
         }
       }

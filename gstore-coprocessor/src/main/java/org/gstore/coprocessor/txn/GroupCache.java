@@ -186,9 +186,13 @@ public final class GroupCache {
     return seenIncarnation == incarnation && seenTs >= forgottenUpTo;
   }
 
-  /** Whether an outcome this cache forgot may be one above {@code seenTs}. With the commit lock held. */
-  boolean forgotCommitsAfter(long seenTs) {
-    return forgottenUpTo > seenTs;
+  /**
+   * Whether an outcome this cache forgot may be the transaction's: one above {@code seenTs} if the client had seen
+   * this incarnation, any one otherwise (another incarnation's timestamps say nothing of this one's: a reload may
+   * start below them). With the commit lock held.
+   */
+  boolean mayHaveForgotten(long seenIncarnation, long seenTs) {
+    return seenIncarnation == incarnation ? forgottenUpTo > seenTs : forgottenUpTo > 0;
   }
 
   /** With the commit lock held. */

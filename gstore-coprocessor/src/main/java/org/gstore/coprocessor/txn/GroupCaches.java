@@ -119,6 +119,15 @@ public final class GroupCaches {
     return loaded;
   }
 
+  /**
+   * The cache of a group being deleted whose commits are still being shipped (its memory knows their outcomes), or
+   * null.
+   */
+  GroupCache releasing(GroupId id) {
+    GroupCache cache = caches.get(id);
+    return cache != null && cache.closed() == GroupCache.Closed.RELEASED ? cache : null;
+  }
+
   /** Stops commits on a group about to be deleted; returns its cache (to drain), or null if none is loaded. */
   GroupCache release(GroupId id) throws IOException {
     Optional<GroupRecord> record = groups.find(id);

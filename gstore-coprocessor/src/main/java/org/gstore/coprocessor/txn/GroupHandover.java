@@ -95,7 +95,7 @@ public final class GroupHandover {
    * cannot land until they open elsewhere, which is after this server is gone; the WAL keeps the commits, and the
    * next host of the group's region replays it before the group serves (as after a crash).
    */
-  public void regionClosing(Predicate<Key> inRegion, BooleanSupplier serverStopping) {
+  public void regionClosing(Predicate<Key> inRegion, BooleanSupplier serverStopping) throws InterruptedIOException {
     for (GroupCache cache : caches.closeRegion(inRegion)) {
       long started = clock.getAsLong();
       while (true) {
@@ -108,7 +108,7 @@ public final class GroupHandover {
           LOG.error("interrupted shipping group {} before its leader region closes; {} commits not shipped",
               cache.group.id(), shipper.ledger().pendingCount(cache.group));
           Thread.currentThread().interrupt();
-          return;
+          throw e; // the close must fail: the next host would load the group without them
         } catch (IOException e) {
           if (shipper.isClosed() || serverStopping.getAsBoolean()) {
             LOG.warn("G-Store is stopping with {} commits of group {} not shipped; they are in its WAL, which is"

@@ -14,6 +14,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.RegionTooBusyException;
+import org.gstore.common.CommitRefusedException;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.DatagramCodec;
@@ -113,26 +116,58 @@ public final class TransactionManager {
     return new ReadResult(TxnOutcome.OK, at, cache.incarnation, result, null);
   }
 
+  /** Admits a commit that has no outcome yet (the endpoint's authorization); throws if it may not be made. */
+  @FunctionalInterface
+  public interface Admission {
+    void admit() throws IOException;
+  }
+
   /**
-   * Validates and commits, unless the transaction already has an outcome: then that is the answer. A transaction
-   * that read rows carries the incarnation it read them from; a commit against a later incarnation is a conflict,
-   * since the versions it read may not be comparable with the reloaded ones.
+   * Validates and commits, unless the transaction already has an outcome: then that is the answer, whatever else
+   * changed since its first attempt (permissions, the schema, the group). A transaction that read rows carries the
+   * incarnation it read them from; a commit against a later incarnation is a conflict, since the versions it read
+   * may not be comparable with the reloaded ones. A refusal ({@link CommitRefusedException},
+   * {@link org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException}, an authorization failure) and every
+   * answer but {@code COMMITTED} mean that no attempt of the transaction took effect, nor will.
    *
    * @param seenIncarnation the incarnation of the newest answer about the group the client had before it first
    *     sent this commit (0: none), and {@code seenTs} the commit timestamp (or snapshot) in that answer: any commit
    *     of this transaction is stamped above it
+   * @param admission checks the caller may make this commit; run only if the transaction has no outcome yet
    * @throws IOException if the outcome is unknown (the log did not answer within the wait, or failed: then the
    *     group takes no other commit until it is known, and a retry with the same {@code txnId} learns it), or the
    *     group's leader region is closing (the client retries at its next host)
    */
   public CommitOutcome commit(GroupId id, String txnId, long seenIncarnation, long seenTs, List<ReadStamp> reads,
-      List<RowWriteProto> requested) throws IOException {
-    List<RowWriteProto> writes = validator.check(txnId, requested);
-    GroupCache cache = caches.get(id);
-    if (cache == null) { // deleted after every commit it made was shipped, so their outcomes are all recorded
+      List<RowWriteProto> requested, Admission admission) throws IOException {
+    CommitValidator.checkTxnId(txnId); // an id no commit can have: nothing to look up
+    IOException refusal = null; // thrown only once the transaction is known to have no outcome
+    List<RowWriteProto> writes = List.of();
+    try {
+      admission.admit();
+      writes = validator.check(txnId, requested);
+    } catch (IOException e) {
+      refusal = e;
+    }
+    GroupCache cache;
+    try {
+      cache = caches.get(id);
+    } catch (DoNotRetryIOException e) { // this leader cannot load the group: only an earlier one may have committed
+      cache = null;
+      refusal = refusal != null ? refusal : new CommitRefusedException(e.getMessage());
+    }
+    if (cache == null) {
+      cache = caches.releasing(id);
+    }
+    if (cache == null) { // deleted after every commit it made was shipped, or never here: the record has them all
       OptionalLong ts = committed.commitTs(id, txnId);
-      return ts.isPresent() ? CommitOutcome.committed(ts.getAsLong(), 0)
-          : CommitOutcome.failed(TxnOutcome.NO_GROUP, "no active group " + id);
+      if (ts.isPresent()) {
+        return CommitOutcome.committed(ts.getAsLong(), 0);
+      }
+      if (refusal != null) {
+        throw refusal;
+      }
+      return CommitOutcome.failed(TxnOutcome.NO_GROUP, "no active group " + id);
     }
     cache.awaitSettled(waitMillis);
     cache.commitLock.lock();
@@ -141,15 +176,18 @@ public final class TransactionManager {
       if (cache.closed() == GroupCache.Closed.REGION_CLOSING) {
         throw GroupCaches.moving(id);
       }
+      if (cache.inDoubt() != null) { // a commit went in doubt since we waited: it may be this one
+        throw cache.awaitingOutcome();
+      }
       CommitOutcome earlier = knownOutcome(cache, txnId, seenIncarnation, seenTs);
       if (earlier != null) {
         return earlier;
       }
+      if (refusal != null) {
+        throw refusal;
+      }
       if (cache.closed() == GroupCache.Closed.RELEASED) {
         return CommitOutcome.failed(TxnOutcome.NO_GROUP, "group " + id + " is being deleted");
-      }
-      if (cache.inDoubt() != null) { // another caller's commit went in doubt since we waited
-        throw cache.awaitingOutcome();
       }
       CommitOutcome refused = validate(cache, txnId, seenIncarnation, reads, writes);
       if (refused != null) {
@@ -169,7 +207,9 @@ public final class TransactionManager {
   /**
    * The outcome the transaction already has, or null if it has none: from the cache's memory when that tells
    * (nearly always: the commit's first attempt, or a retry to the same leader), otherwise from the durable record,
-   * once every commit this cache forgot and that might be this one is shipped. With the commit lock held.
+   * once every commit this cache forgot and that might be this one is shipped. A group being deleted answers from
+   * memory only: its commits are still being shipped, so the record may lack one; its callers retry until the
+   * delete is done, when the record has them all. With the commit lock held.
    */
   private CommitOutcome knownOutcome(GroupCache cache, String txnId, long seenIncarnation, long seenTs)
       throws IOException {
@@ -177,7 +217,11 @@ public final class TransactionManager {
     if (remembered != null || cache.remembersEveryCommitAfter(seenIncarnation, seenTs)) {
       return remembered;
     }
-    if (cache.forgotCommitsAfter(seenTs)) {
+    if (cache.closed() == GroupCache.Closed.RELEASED) {
+      throw new RegionTooBusyException("group " + cache.group.id() + " is being deleted; retry to learn whether"
+          + " this commit took effect before");
+    }
+    if (cache.mayHaveForgotten(seenIncarnation, seenTs)) {
       shipper.drain(cache.group, waitMillis);
     }
     metrics.outcomeLookedUp();

@@ -55,6 +55,8 @@ class TransactionManagerTest {
   private static final Key ROW = Key.of("t", "row");
   private static final GroupId ID = new GroupId("g", ROW);
   private static final GroupRecord RECORD;
+  /** Every caller may commit (authorization is the endpoint's, tested with it). */
+  private static final TransactionManager.Admission ADMIT = () -> { };
 
   static {
     TreeMap<Key, MemberState> members = new TreeMap<>();
@@ -70,6 +72,8 @@ class TransactionManagerTest {
   /** Appends the test has not completed yet. */
   private final List<CompletableFuture<WalPosition>> appends = new ArrayList<>();
   private final List<Long> shipped = new ArrayList<>();
+  /** Why the member table cannot take G-Store writes now (null: it can), as the validator sees it. */
+  private volatile String tableProblem;
   /** Whether HBase refuses shipments (the shipper retries them). */
   private volatile boolean hbaseDown;
   /** What gstore:outcomes would hold: the outcome of every commit shipped. */
@@ -107,13 +111,16 @@ class TransactionManagerTest {
       new CommitValidator(new MemberTables() {
         @Override
         public TableDescriptor descriptor(String table) {
+          if (tableProblem != null) {
+            return null;
+          }
           return TableDescriptorBuilder.newBuilder(TableName.valueOf(table))
               .setColumnFamily(ColumnFamilyDescriptorBuilder.of("f")).build();
         }
 
         @Override
         public String problemWith(String table) {
-          return null;
+          return tableProblem;
         }
       }, 0, 1 << 20),
       (group, txnId) -> {
@@ -184,7 +191,7 @@ class TransactionManagerTest {
     assertThat(manager.read(ID, read.snapshot(), read.incarnation(), List.of(ROW)).outcome())
         .isEqualTo(TxnOutcome.CONFLICT);
     assertThat(manager.commit(ID, "t1", read.incarnation(), read.snapshot(), List.of(new ReadStamp(ROW,
-        read.rows().get(0).version())), List.of(write("1"))).outcome())
+        read.rows().get(0).version())), List.of(write("1")), ADMIT).outcome())
         .as("its read versions are not comparable with the reloaded ones").isEqualTo(TxnOutcome.CONFLICT);
   }
 
@@ -193,12 +200,12 @@ class TransactionManagerTest {
     completeAppendsAsTheyCome();
     ReadResult read = manager.read(ID, null, 0, List.of(ROW));
     List<ReadStamp> stamps = List.of(new ReadStamp(ROW, read.rows().get(0).version()));
-    CommitOutcome first = manager.commit(ID, "t1", read.incarnation(), read.snapshot(), stamps, List.of(write("1")));
+    CommitOutcome first = manager.commit(ID, "t1", read.incarnation(), read.snapshot(), stamps, List.of(write("1")), ADMIT);
     assertThat(first.outcome()).isEqualTo(TxnOutcome.COMMITTED);
 
     handover.regionClosing(k -> true, () -> false); // ships the group's commits; the next use loads it afresh
     CommitOutcome retried = manager.commit(ID, "t1", read.incarnation(), read.snapshot(), stamps,
-        List.of(write("1")));
+        List.of(write("1")), ADMIT);
     assertThat(retried.outcome()).as("its answer was lost in the move; a conflict would make the client run it"
         + " again").isEqualTo(TxnOutcome.COMMITTED);
     assertThat(retried.commitTs()).isEqualTo(first.commitTs());
@@ -221,11 +228,11 @@ class TransactionManagerTest {
     completeAppendsAsTheyCome();
     ReadResult read = manager.read(ID, null, 0, List.of(ROW));
     CommitOutcome first = manager.commit(ID, "t1", read.incarnation(), read.snapshot(),
-        List.of(new ReadStamp(ROW, read.rows().get(0).version())), List.of(write("1")));
-    assertThat(manager.commit(ID, "t2", first.incarnation(), first.commitTs(), List.of(), List.of(write("2")))
+        List.of(new ReadStamp(ROW, read.rows().get(0).version())), List.of(write("1")), ADMIT);
+    assertThat(manager.commit(ID, "t2", first.incarnation(), first.commitTs(), List.of(), List.of(write("2")), ADMIT)
         .outcome()).isEqualTo(TxnOutcome.COMMITTED);
     assertThat(lookups).as("every commit after the client saw this incarnation is remembered here").hasValue(0);
-    manager.commit(ID, "t3", 0, 0, List.of(), List.of(write("3")));
+    manager.commit(ID, "t3", 0, 0, List.of(), List.of(write("3")), ADMIT);
     assertThat(lookups).as("a client that saw nothing of the group").hasValue(1);
   }
 
@@ -240,18 +247,49 @@ class TransactionManagerTest {
   }
 
   @Test
+  void aCommitRetriedWhileItsGroupIsBeingDeletedIsNeverToldThereIsNoGroup() throws Exception {
+    hbaseDown = true; // the delete waits for the group's commits to be shipped
+    CommitOutcome first = blindCommit("t1", "1");
+    GroupHandover.Release release = handover.stopCommits(ID).orElseThrow();
+    assertThat(blindCommit("t1", "1").commitTs()).as("the draining cache remembers it").isEqualTo(first.commitTs());
+    assertThatThrownBy(() -> manager.commit(ID, "t2", 0, 0, List.of(), List.of(write("2")), ADMIT))
+        .as("not recorded yet, and may be a commit still being shipped: retry, not NO_GROUP")
+        .isInstanceOf(RegionTooBusyException.class);
+
+    hbaseDown = false;
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shippedCount() == 1);
+    clock.set(first.commitTs() + 1);
+    release.awaitDurable();
+    assertThat(blindCommit("t2", "2").outcome()).as("once deleted, the record has every commit")
+        .isEqualTo(TxnOutcome.NO_GROUP);
+    assertThat(blindCommit("t1", "1").commitTs()).isEqualTo(first.commitTs());
+  }
+
+  @Test
+  void aRetryGetsTheFirstOutcomeEvenIfItWouldNowBeRefused() throws Exception {
+    CommitOutcome first = blindCommit("t1", "1");
+    tableProblem = "planted: the table no longer runs G-Store";
+    assertThat(blindCommit("t1", "1")).as("committed before the table changed").isEqualTo(first);
+    assertThat(manager.commit(ID, "t1", 0, 0, List.of(), List.of(write("1")), () -> {
+      throw new org.apache.hadoop.hbase.security.AccessDeniedException("planted: no longer allowed");
+    })).as("an earlier outcome is answered before the caller is checked again").isEqualTo(first);
+    assertThatThrownBy(() -> blindCommit("t2", "2")).isInstanceOf(org.gstore.common.CommitRefusedException.class)
+        .hasMessageContaining("planted");
+  }
+
+  @Test
   void anOutcomeTheLeaderForgotIsLookedUpOnceItsCommitIsShipped() throws Exception {
     hbaseDown = true; // nothing reaches HBase (nor gstore:outcomes) until the lookup waits for it
     CommitOutcome first = blindCommit("t0", "0");
     for (int i = 1; i <= GroupCache.OUTCOMES_REMEMBERED; i++) {
-      manager.commit(ID, "t" + i, first.incarnation(), first.commitTs(), List.of(), List.of(write("x")));
+      manager.commit(ID, "t" + i, first.incarnation(), first.commitTs(), List.of(), List.of(write("x")), ADMIT);
     }
     // forgotten here and not yet in HBase: the leader must not take "not recorded" for "did not commit"
-    assertThatThrownBy(() -> manager.commit(ID, "t0", first.incarnation(), 0, List.of(), List.of(write("0"))))
+    assertThatThrownBy(() -> manager.commit(ID, "t0", first.incarnation(), 0, List.of(), List.of(write("0")), ADMIT))
         .isInstanceOf(IOException.class).hasMessageContaining("not all shipped");
     hbaseDown = false;
     Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> recordedOutcomes.size() > GroupCache.OUTCOMES_REMEMBERED);
-    CommitOutcome retried = manager.commit(ID, "t0", first.incarnation(), 0, List.of(), List.of(write("0")));
+    CommitOutcome retried = manager.commit(ID, "t0", first.incarnation(), 0, List.of(), List.of(write("0")), ADMIT);
     assertThat(retried.commitTs()).as("forgotten here, found once shipped").isEqualTo(first.commitTs());
     assertThat(appendCount()).isEqualTo(GroupCache.OUTCOMES_REMEMBERED + 1);
   }
@@ -274,7 +312,7 @@ class TransactionManagerTest {
     AtomicReference<Throwable> thrown = new AtomicReference<>();
     Thread caller = new Thread(() -> {
       try {
-        manager.commit(ID, "t1", 0, 0, List.of(), List.of(write("1")));
+        manager.commit(ID, "t1", 0, 0, List.of(), List.of(write("1")), ADMIT);
       } catch (IOException | RuntimeException e) {
         thrown.set(e);
       }
@@ -297,7 +335,7 @@ class TransactionManagerTest {
   void aCommitWhoseAppendFailsAfterItsCallerStoppedWaitingAlsoLeavesItsGroupToTheNextHost() throws Exception {
     CompletableFuture<CommitOutcome> failing = CompletableFuture.supplyAsync(() -> {
       try {
-        return manager.commit(ID, "t1", 0, 0, List.of(), List.of(write("1")));
+        return manager.commit(ID, "t1", 0, 0, List.of(), List.of(write("1")), ADMIT);
       } catch (IOException e) {
         throw new CompletionException(e);
       }
@@ -320,7 +358,8 @@ class TransactionManagerTest {
     hbaseDown = true;
     CommitOutcome committed = blindCommit("t1", "1");
     GroupHandover.Release release = handover.stopCommits(ID).orElseThrow();
-    assertThat(blindCommit("t2", "2").outcome()).as("commits stop at once").isEqualTo(TxnOutcome.NO_GROUP);
+    assertThatThrownBy(() -> blindCommit("t2", "2")).as("commits stop at once; until its commits are shipped,"
+        + " the answer is to retry").isInstanceOf(RegionTooBusyException.class);
 
     assertThatThrownBy(release::awaitDurable).hasMessageContaining("not all shipped");
     hbaseDown = false;
@@ -335,7 +374,7 @@ class TransactionManagerTest {
 
   private CommitOutcome blindCommit(String txnId, String value) throws IOException {
     completeAppendsAsTheyCome();
-    return manager.commit(ID, txnId, 0, 0, List.of(), List.of(write(value)));
+    return manager.commit(ID, txnId, 0, 0, List.of(), List.of(write(value)), ADMIT);
   }
 
   /** From now on, appends complete as soon as they are made (a fast log). */
@@ -351,7 +390,7 @@ class TransactionManagerTest {
 
   private CommitOutcome commit(String txnId, long readVersion, String value) throws IOException {
     return manager.commit(ID, txnId, incarnation(), readVersion, List.of(new ReadStamp(ROW, readVersion)),
-        List.of(write(value)));
+        List.of(write(value)), ADMIT);
   }
 
   private long incarnation() throws IOException {

@@ -51,8 +51,8 @@ public final class CommitApplier implements CommitSink {
   }
 
   /**
-   * Writes {@code batch}: first the outcome of each commit ({@link OutcomeTable}, persisted), then the commits in
-   * one HBase batch per table. Outcomes go first so that a commit HBase takes, or refuses for good, always has its
+   * Writes {@code batch}: first the outcome of each commit ({@link OutcomeTable}), then the commits in one HBase
+   * batch per table, all with this applier's durability. Outcomes go first so that a commit HBase takes, or refuses for good, always has its
    * outcome recorded: a commit retried at another leader must learn it happened.
    */
   @Override
@@ -61,11 +61,18 @@ public final class CommitApplier implements CommitSink {
     List<Mutation> outcomes = new ArrayList<>(batch.size());
     for (Shipment s : batch) {
       if (!s.txnId().isEmpty()) {
-        outcomes.add(OutcomeTable.put(s.group().id(), s.txnId(), s.commitTs()));
+        outcomes.add(OutcomeTable.put(s.group().id(), s.txnId(), s.commitTs(), durability));
       }
     }
     if (!outcomes.isEmpty()) {
-      write(OutcomeTable.NAME, outcomes);
+      try {
+        write(OutcomeTable.NAME, outcomes);
+      } catch (InterruptedIOException e) {
+        throw e;
+      } catch (IOException e) { // never "refused for good": that would quarantine every commit without its outcome
+        throw new IOException("cannot record commit outcomes in " + OutcomeTable.NAME + " (" + e + "); the commits"
+            + " are shipped once it takes them", e);
+      }
     }
     try {
       for (Shipment s : batch) {

@@ -26,15 +26,18 @@ import org.gstore.recovery.CommittedTxns;
  * leader forgot it, gets its true outcome. One row per transaction (its id first, so the rows of a busy group
  * spread over the table's regions), holding its commit timestamp.
  *
- * <p>The row is written, synchronously persisted, before the commit's own writes ({@link CommitApplier}): by the
+ * <p>The row is written before the commit's own writes, with their durability ({@link CommitApplier}): by the
  * shipper for a live commit, by the replay for a recovered one. A group serves at a new leader only after every
  * commit it made before is shipped or replayed, so there a transaction that has no row here did not commit
- * before; see docs/transactions.md, "Exactly once".
+ * before; see docs/client.md, "Exactly once".
  */
 public final class OutcomeTable implements CommittedTxns {
   public static final TableName NAME = TableName.valueOf("gstore", "outcomes");
-  /** Default outcome retention: well above the client's default commit deadline (5 minutes). */
-  public static final long DEFAULT_RETAIN_MILLIS = TimeUnit.MINUTES.toMillis(10);
+  /**
+   * Default outcome retention: above the longest a client may resend a commit, its own deadline (5 minutes) plus
+   * the last call's HBase retries ({@code hbase.client.operation.timeout}, 20 minutes).
+   */
+  public static final long DEFAULT_RETAIN_MILLIS = TimeUnit.MINUTES.toMillis(30);
   static final byte[] FAMILY = Bytes.toBytes("o");
   static final byte[] COMMIT_TS = Bytes.toBytes("ts");
 
@@ -72,10 +75,16 @@ public final class OutcomeTable implements CommittedTxns {
     }
   }
 
-  /** The row recording that {@code txnId} committed at {@code commitTs}, persisted when HBase acknowledges it. */
-  static Put put(GroupId group, String txnId, long commitTs) {
-    Put put = new Put(row(group, txnId)).addColumn(FAMILY, COMMIT_TS, commitTs, Bytes.toBytes(commitTs));
-    put.setDurability(Durability.SYNC_WAL);
+  /**
+   * The row recording that {@code txnId} committed at {@code commitTs}, written with the commit's own writes and
+   * their durability: with {@code ASYNC_WAL} it is persisted when they are (the thresholds cover every write of a
+   * shipment, and one a dead server lost is shipped again), before the commit leaves the WAL.
+   */
+  static Put put(GroupId group, String txnId, long commitTs, Durability durability) {
+    // stamped by the server when written, not with commitTs: the retention runs from when the row exists (a replay
+    // may write it long after the commit)
+    Put put = new Put(row(group, txnId)).addColumn(FAMILY, COMMIT_TS, Bytes.toBytes(commitTs));
+    put.setDurability(durability);
     return put;
   }
 

@@ -20,6 +20,8 @@ import org.gstore.bench.ScaleRun;
 import org.gstore.bench.omid.OmidSettings;
 import org.gstore.chaos.BankChaos;
 import org.gstore.chaos.Fault;
+import org.gstore.client.GStoreAdmin;
+import org.gstore.client.GStoreClient;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.process.ProcessCluster;
 
@@ -43,7 +45,10 @@ public final class GStore {
              gstore scale [--conf hbase-site.xml | --set key=value,...] [--groups 10000] [--k 10] [--clients 16]
                           [--large-groups 3] [--large-k 1000] [--tombstone-wait 2m]
                           (many groups active at once, state-table cleanup, very large groups)
-             gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries)
+             gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries, alerts)
+             gstore groups list|show ID|delete ID --conf hbase-site.xml
+                          (groups: state, members, age, lease and who renews it, unshipped commits; delete one
+                           an application left behind, as KeyGroup.delete() would)
              gstore cluster start|stop|status|kill|restart [--dir target/cluster] ...   (gstore cluster help)
              gstore chaos [--dir target/cluster] [--conf hbase-site.xml] [--minutes 5] [--every 30s]
                           [--faults kill,pause,move,balance,split,restart,master|all] [--min-faults N]
@@ -70,6 +75,9 @@ public final class GStore {
       }
       if (argv[0].equals("chaos")) {
         return chaos(options(argv)) ? 0 : 1;
+      }
+      if (argv[0].equals("groups")) {
+        return groups(argv) ? 0 : 1;
       }
       if (argv[0].equals("cluster")) {
         return ClusterCommand.run(java.util.Arrays.copyOfRange(argv, 1, argv.length), System.out);
@@ -164,9 +172,41 @@ public final class GStore {
   private static Job status(Map<String, String> o) {
     allow(o, "--conf");
     return (connection, embedded) -> {
-      System.out.print(StatusReport.render(StatusReport.collect(connection.getConfiguration())));
+      try (GStoreClient client = GStoreClient.create(connection); GStoreAdmin admin = client.admin()) {
+        System.out.print(StatusReport.render(admin.recoveryStatus()));
+      }
       return true;
     };
+  }
+
+  /** {@code gstore groups list|show ID|delete ID --conf F}: against a running cluster only. */
+  private static boolean groups(String[] argv) throws Exception {
+    if (argv.length < 2 || !Set.of("list", "show", "delete").contains(argv[1])) {
+      throw fail("usage: gstore groups list|show ID|delete ID --conf hbase-site.xml");
+    }
+    String subcommand = argv[1];
+    boolean needsId = !subcommand.equals("list");
+    if (needsId && (argv.length < 3 || argv[2].startsWith("--"))) {
+      throw fail("gstore groups " + subcommand + " needs a group id (as gstore groups list prints it)");
+    }
+    String id = needsId ? argv[2] : null;
+    if (needsId) {
+      try {
+        org.gstore.client.GroupId.of(id);
+      } catch (IllegalArgumentException e) {
+        throw fail(e.getMessage());
+      }
+    }
+    String[] flags = new String[argv.length - (needsId ? 2 : 1)];
+    flags[0] = "groups";
+    System.arraycopy(argv, needsId ? 3 : 2, flags, 1, flags.length - 1);
+    Map<String, String> o = options(flags);
+    allow(o, "--conf");
+    if (!o.containsKey("--conf")) {
+      throw fail("gstore groups needs --conf hbase-site.xml (the cluster to ask)");
+    }
+    return withCluster(o.get("--conf"), Map.of(), (connection, embedded) -> GroupsCommand.run(connection,
+        subcommand, id, System.out));
   }
 
   private static Job demo(Map<String, String> o) {

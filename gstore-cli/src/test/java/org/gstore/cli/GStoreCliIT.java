@@ -8,6 +8,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
+import org.gstore.client.GStoreAdmin;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.RecoveryStatus;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.Test;
@@ -26,15 +29,17 @@ class GStoreCliIT {
     assertThat(code).as("0: every chip accounted for, every audit held").isZero();
 
     assertThat(GStore.run(new String[] {"status", "--conf", site.toString()})).isZero();
-    List<StatusReport.Server> servers = StatusReport.collect(cluster.getConfiguration());
-    assertThat(servers).filteredOn(s -> s.state().equals("alive")).hasSize(3)
-        .allSatisfy(s -> assertThat(s.walFiles()).as("each live server has its WAL").isPositive());
-    // the demo's commits were shipped; within a few heartbeats every server claims them persisted
-    Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-        assertThat(StatusReport.collect(cluster.getConfiguration())).anySatisfy(s -> {
-          assertThat(s.shippedThrough()).isPositive();
-          assertThat(s.persistedThrough()).isEqualTo(s.shippedThrough());
-        }));
+    try (GStoreClient client = GStoreClient.create(cluster.getConnection()); GStoreAdmin admin = client.admin()) {
+      List<RecoveryStatus.Server> servers = admin.recoveryStatus().servers();
+      assertThat(servers).filteredOn(s -> s.state().equals("alive")).hasSize(3)
+          .allSatisfy(s -> assertThat(s.walFiles()).as("each live server has its WAL").isPositive());
+      // the demo's commits were shipped; within a few heartbeats every server claims them persisted
+      Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+          assertThat(admin.recoveryStatus().servers()).anySatisfy(s -> {
+            assertThat(s.shippedThrough()).isPositive();
+            assertThat(s.persistedThrough()).isEqualTo(s.shippedThrough());
+          }));
+    }
   }
 
   @Test
@@ -46,6 +51,9 @@ class GStoreCliIT {
     assertThat(GStore.run(new String[] {"demo", "--seats", "1"})).isEqualTo(2);
     assertThat(GStore.run(new String[] {"bench", "--keys", "sorted"})).isEqualTo(2);
     assertThat(GStore.run(new String[] {"demo", "--conf", dir.resolve("missing.xml").toString()})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"groups", "show", "--conf", "x.xml"})).as("no id").isEqualTo(2);
+    assertThat(GStore.run(new String[] {"groups", "delete", "not-an-id", "--conf", "x.xml"})).isEqualTo(2);
+    assertThat(GStore.run(new String[] {"groups", "list"})).as("no cluster named").isEqualTo(2);
     assertThat(GStore.run(new String[] {"help"})).isZero();
     assertThat(Files.list(dir)).isEmpty();
   }

@@ -23,7 +23,6 @@ import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.exceptions.UnknownProtocolException;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.RegionLocator;
@@ -74,6 +73,9 @@ public final class GStoreClient implements Closeable {
   /** The servers' outcome retention, as this client's configuration says (it should match theirs). */
   private static final String OUTCOME_RETAIN = "gstore.txn.outcome.retain.ms";
   private static final long DEFAULT_OUTCOME_RETAIN = 1_800_000;
+  /** This process and host ({@code pid@host}): with a client number, who renews a lease, for operators. */
+  private static final String HOLDER_PREFIX = java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
+  private static final java.util.concurrent.atomic.AtomicLong CLIENTS = new java.util.concurrent.atomic.AtomicLong();
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GStoreClient.class);
 
   private final Connection connection;
@@ -110,7 +112,7 @@ public final class GStoreClient implements Closeable {
     }
     this.defaultLease = Duration.ofMillis(lease);
     warnIfResendsOutliveOutcomes(connection.getConfiguration());
-    this.leases = new LeaseRenewer(connection);
+    this.leases = new LeaseRenewer(connection, HOLDER_PREFIX + "#" + CLIENTS.incrementAndGet());
   }
 
   /**
@@ -138,6 +140,11 @@ public final class GStoreClient implements Closeable {
   /** A client that borrows {@code connection}; the caller keeps ownership and closes it. */
   public static GStoreClient create(Connection connection) {
     return new GStoreClient(connection, false);
+  }
+
+  /** Operator tools on this client's cluster: list, describe and delete groups, read the recovery state. */
+  public GStoreAdmin admin() {
+    return new GStoreAdmin(this, connection);
   }
 
   /** Forms a group; returns when creation has terminated. */
@@ -169,11 +176,8 @@ public final class GStoreClient implements Closeable {
     } catch (GroupNotFoundException answered) {
       return true;
     } catch (IOException e) {
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        if (t instanceof UnknownProtocolException
-            || String.valueOf(t.getMessage()).contains("No registered coprocessor service found")) {
-          return false;
-        }
+      if (GStoreAdmin.notGStore(e)) {
+        return false;
       }
       throw e;
     }

@@ -1,23 +1,20 @@
 package org.gstore.client;
 
-import com.google.protobuf.ServiceException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.RegionLocator;
-import org.apache.hadoop.hbase.client.Table;
-import org.gstore.common.wire.generated.GStoreProtos.GStoreService;
-import org.gstore.common.wire.generated.GStoreProtos.GetGroupRequest;
 import org.gstore.common.wire.generated.GStoreProtos.LeaseAnswerProto;
 import org.gstore.common.wire.generated.GStoreProtos.RenewLeasesRequest;
 import org.gstore.common.wire.generated.GStoreProtos.RenewLeasesResponse;
@@ -25,113 +22,138 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews the leases of the groups a {@link GStoreClient} created or looked up, while it is open: every third of
- * the shortest lease it holds, one call per region server that leads any of them (sent to one of their leader
- * rows; the server answers for all the groups it leads). A group whose leader moved is located afresh next round;
- * one that is gone (deleted, expired) or has no lease is dropped. A failed round is logged and the next one tries
- * again: a lease outlives two missed rounds.
+ * Renews the leases of the groups a {@link GStoreClient} created or looked up, while it is open. Each group is due
+ * every third of its lease (and at once when it is first held); a round, run every third of the shortest lease
+ * held (at most every second), sends the due groups in one call per region server that leads any of them (to one
+ * of their leader rows: the server answers for all the groups it leads). Calls to different servers run at the
+ * same time, so a server that hangs delays only its own groups, and a server whose last call has not returned is
+ * skipped. A group whose leader moved is located afresh; one that is gone (deleted, expired) or has no lease is
+ * dropped. A failed call is retried at the next round: a lease outlives two missed renewals.
  */
 final class LeaseRenewer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseRenewer.class);
   private static final long MIN_PERIOD_MILLIS = 100;
+  private static final long MAX_PERIOD_MILLIS = 1_000;
 
-  private final Connection connection;
+  private final LeaderServers servers;
+  /** Who renews, for operators: this process and host, and which of its clients. */
+  private final String holder;
   private final Map<GroupId, Duration> held = new ConcurrentHashMap<>();
+  /** When each held group is due for renewal ({@code System.nanoTime()}). */
+  private final Map<GroupId, Long> dueAt = new ConcurrentHashMap<>();
   /** Groups whose leader was not where the cached location said: located afresh next round. */
   private final Set<GroupId> relocate = ConcurrentHashMap.newKeySet();
-  private final ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, r -> {
-    Thread t = new Thread(r, "gstore-lease-renewer");
-    t.setDaemon(true);
-    return t;
-  });
+  /** Servers whose last call has not returned: skipped until it does. */
+  private final Set<ServerName> calling = ConcurrentHashMap.newKeySet();
+  private final ScheduledThreadPoolExecutor rounds = new ScheduledThreadPoolExecutor(1, r -> daemon(r, ""));
+  private final ExecutorService calls = Executors.newCachedThreadPool(r -> daemon(r, "-call"));
   private boolean started;
 
-  LeaseRenewer(Connection connection) {
-    this.connection = connection;
+  LeaseRenewer(Connection connection, String holder) {
+    this.servers = new LeaderServers(connection);
+    this.holder = holder;
   }
 
-  /** Renews {@code group}'s lease from now on, if it has one. */
+  private static Thread daemon(Runnable r, String suffix) {
+    Thread t = new Thread(r, "gstore-lease-renewer" + suffix);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** Renews {@code group}'s lease from now on, if it has one; the first renewal goes at once. */
   void hold(KeyGroup group) {
     if (group.lease().isZero()) {
       return;
     }
     held.put(group.id(), group.lease());
-    synchronized (this) {
-      if (!started && !thread.isShutdown()) {
-        started = true;
-        thread.schedule(this::roundSurvivingAnything, periodMillis(), TimeUnit.MILLISECONDS);
+    dueAt.put(group.id(), System.nanoTime());
+    try {
+      synchronized (this) {
+        if (!started) {
+          started = true;
+          rounds.schedule(this::roundSurvivingAnything, 0, TimeUnit.MILLISECONDS);
+        } else {
+          rounds.execute(this::round); // a shorter lease than the rounds are paced for must not wait for them
+        }
       }
+    } catch (RejectedExecutionException closed) {
+      // the client is closed: nothing is renewed any more
     }
   }
 
   /** Stops renewing {@code id} (it was deleted). */
   void release(GroupId id) {
     held.remove(id);
+    dueAt.remove(id);
   }
 
   private long periodMillis() {
-    long shortest = held.values().stream().mapToLong(Duration::toMillis).min().orElse(60_000);
-    return Math.max(MIN_PERIOD_MILLIS, shortest / 3);
+    long shortest = held.values().stream().mapToLong(Duration::toMillis).min().orElse(3 * MAX_PERIOD_MILLIS);
+    return Math.max(MIN_PERIOD_MILLIS, Math.min(MAX_PERIOD_MILLIS, shortest / 3));
   }
 
   private void roundSurvivingAnything() {
     try {
       round();
-    } catch (RuntimeException e) { // NOPMD: the renewer must outlive anything one round meets
+    } catch (Throwable e) { // NOPMD: the renewer must outlive anything one round meets
       LOG.warn("G-Store could not renew group leases this round; retrying", e);
     } finally {
-      if (!thread.isShutdown()) {
-        thread.schedule(this::roundSurvivingAnything, periodMillis(), TimeUnit.MILLISECONDS);
+      try {
+        rounds.schedule(this::roundSurvivingAnything, periodMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closed) {
+        // the client is closed
       }
     }
   }
 
-  /** One renewal of every held lease, one call per leader server. */
-  void round() {
-    Map<ServerName, List<GroupId>> byServer = new HashMap<>();
-    for (GroupId id : List.copyOf(held.keySet())) {
-      try {
-        byServer.computeIfAbsent(leaderServer(id), s -> new ArrayList<>()).add(id);
-      } catch (IOException e) {
-        LOG.debug("cannot locate the leader of group {} ({}); next round", id, e.toString());
+  /** Sends every due renewal, one call per leader server, each on its own thread. */
+  private void round() {
+    long now = System.nanoTime();
+    List<GroupId> due = new ArrayList<>();
+    dueAt.forEach((id, at) -> {
+      if (at - now <= 0) {
+        due.add(id);
       }
-    }
-    byServer.forEach((server, ids) -> {
-      try {
-        renew(ids);
-      } catch (IOException e) {
-        LOG.warn("G-Store could not renew the leases of {} groups led by {}; next round ({})", ids.size(), server,
-            e.toString());
-        relocate.addAll(ids);
+    });
+    servers.byServer(due, relocate::remove).forEach((server, ids) -> {
+      if (calling.add(server)) {
+        try {
+          calls.execute(() -> renewAt(server, ids));
+        } catch (RejectedExecutionException closed) {
+          calling.remove(server);
+        }
       }
     });
   }
 
-  private ServerName leaderServer(GroupId id) throws IOException {
-    RowKey leader = id.leader();
-    try (RegionLocator locator = connection.getRegionLocator(leader.table())) {
-      return locator.getRegionLocation(leader.row(), relocate.remove(id)).getServerName();
+  private void renewAt(ServerName server, List<GroupId> ids) {
+    try {
+      renew(ids);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("G-Store could not renew the leases of {} groups led by {}; next round ({})", ids.size(), server,
+          e.toString());
+      relocate.addAll(ids);
+    } finally {
+      calling.remove(server);
     }
   }
 
   private void renew(List<GroupId> ids) throws IOException {
-    RenewLeasesRequest.Builder b = RenewLeasesRequest.newBuilder();
-    ids.forEach(id -> b.addGroups(GetGroupRequest.newBuilder().setName(id.name())
-        .setLeader(GStoreClient.proto(id.leader()))));
-    RowKey via = ids.get(0).leader();
-    RenewLeasesResponse response;
-    try (Table table = connection.getTable(via.table())) {
-      response = GStoreService.newBlockingStub(table.coprocessorService(via.row())).renewLeases(null, b.build());
-    } catch (ServiceException e) {
-      throw new IOException(e.getMessage(), e.getCause() != null ? e.getCause() : e);
-    }
+    RenewLeasesRequest.Builder b = RenewLeasesRequest.newBuilder().setHolder(holder);
+    ids.forEach(id -> b.addGroups(LeaderServers.request(id)));
+    RenewLeasesResponse response = servers.call(ids, service -> service.renewLeases(null, b.build()));
+    long now = System.nanoTime();
     for (LeaseAnswerProto a : response.getAnswersList()) {
-      GroupId id = new GroupId(a.getGroup().getName(), RowKey.of(org.apache.hadoop.hbase.TableName.valueOf(
-          a.getGroup().getLeader().getTable()), a.getGroup().getLeader().getRow().toByteArray()));
+      GroupId id = LeaderServers.id(a.getGroup());
+      Duration lease = held.get(id);
       switch (a.getOutcome()) {
-        case LEASE_RENEWED -> { }
+        case LEASE_RENEWED -> {
+          if (lease != null) {
+            dueAt.computeIfPresent(id, (k, at) -> now + lease.toNanos() / 3);
+          }
+        }
         case LEASE_NOT_HERE -> relocate.add(id);
-        case LEASE_NO_GROUP, LEASE_NO_LEASE -> held.remove(id);
+        case LEASE_NO_GROUP, LEASE_NO_LEASE -> release(id);
         default -> LOG.warn("unexpected lease answer for group {}: {}", id, a.getOutcome());
       }
     }
@@ -140,6 +162,7 @@ final class LeaseRenewer implements Closeable {
   /** Stops renewing; deletes nothing: the groups live until their leases lapse. */
   @Override
   public void close() {
-    thread.shutdownNow();
+    rounds.shutdownNow();
+    calls.shutdownNow();
   }
 }

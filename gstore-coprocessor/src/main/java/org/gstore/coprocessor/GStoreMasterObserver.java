@@ -17,7 +17,7 @@ import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.MasterObserver;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.gstore.common.wire.RecordCodec;
-import org.gstore.coprocessor.server.StateRows;
+import org.gstore.common.wire.StateRows;
 import org.gstore.coprocessor.server.StateTables;
 import org.gstore.coprocessor.server.TableGuard;
 import org.slf4j.Logger;

@@ -21,11 +21,19 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.awaitility.Awaitility;
 import org.gstore.chaos.BankChaos;
 import org.gstore.chaos.Fault;
 import org.gstore.cli.GStore;
+import org.gstore.client.GStoreClient;
+import org.gstore.client.GroupSpec;
+import org.gstore.client.KeyGroup;
 import org.gstore.testing.process.ClusterLayout;
 import org.gstore.testing.process.ProcessCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -75,7 +83,7 @@ class ProcessClusterIT {
       assertThat(admin.listTableNames()).as("no user table yet")
           .allMatch(t -> t.getNamespaceAsString().equals("gstore"));
       assertThat(admin.listTableNamesByNamespace("gstore")).extracting(TableName::getQualifierAsString)
-          .containsExactlyInAnyOrder("groups", "owners", "nodes");
+          .containsExactlyInAnyOrder("groups", "owners", "nodes", "outcomes");
     }
   }
 
@@ -88,6 +96,44 @@ class ProcessClusterIT {
       String log = Files.readString(DIR.resolve(role).resolve(role + ".log"), StandardCharsets.ISO_8859_1);
       assertThat(log).as(role + " log").doesNotContain("already registered").doesNotContain("cannot be loaded");
     }
+  }
+
+  @Test
+  @Order(2)
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void anOperatorListsShowsAndDeletesAGroupWithTheCommandLine() throws Exception {
+    TableName name = TableName.valueOf("operated");
+    String site = cluster.clientSite().toString();
+    try (Connection connection = ConnectionFactory.createConnection(cluster.clientConfiguration());
+        Admin admin = connection.getAdmin(); GStoreClient client = GStoreClient.create(connection)) {
+      admin.createTable(TableDescriptorBuilder.newBuilder(name)
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of("f")).build());
+      KeyGroup group = client.createGroup(GroupSpec.builder().id("left-behind").leader(name, Bytes.toBytes("a"))
+          .member(name, Bytes.toBytes("b")).build());
+      String id = group.id().toString();
+
+      assertThat(gstore("groups", "list", "--conf", site)).contains(id).contains("ACTIVE");
+      assertThat(gstore("groups", "show", id, "--conf", site)).contains("members        2").contains("lease ");
+      assertThat(gstore("groups", "delete", id, "--conf", site)).contains("deleted " + id);
+      assertThat(gstore("groups", "list", "--conf", site)).doesNotContain(id);
+      try (Table table = connection.getTable(name)) {
+        table.put(new Put(Bytes.toBytes("b")).addColumn(Bytes.toBytes("f"), Bytes.toBytes("q"), Bytes.toBytes(1L)));
+      }
+      assertThat(gstore("status", "--conf", site)).contains("alive");
+    }
+  }
+
+  /** Runs the gstore command line in this JVM; returns what it printed, once it exited 0. */
+  private static String gstore(String... argv) throws Exception {
+    java.io.PrintStream original = System.out;
+    java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+    System.setOut(new java.io.PrintStream(printed, true, StandardCharsets.UTF_8));
+    try {
+      assertThat(GStore.run(argv)).as("exit code of gstore " + String.join(" ", argv)).isZero();
+    } finally {
+      System.setOut(original);
+    }
+    return printed.toString(StandardCharsets.UTF_8);
   }
 
   @Test

@@ -49,6 +49,11 @@ public final class ShipmentLedger {
   private final List<TreeSet<Long>> heldSeqs = new ArrayList<>();
   /** Commits HBase refused for good, oldest first: the WAL keeps them, and they are shipped again now and then. */
   private final LinkedHashSet<Shipment> quarantined = new LinkedHashSet<>();
+  /**
+   * Quarantined commits shipped again and not landed yet: still quarantined for the alerts (HBase does not have
+   * them), and not a shipping lag (they are not waiting behind anything).
+   */
+  private final LinkedHashSet<Shipment> retrying = new LinkedHashSet<>();
   /** Bumped when acknowledgements of batches sent earlier can no longer be trusted (see {@link #distrust}). */
   private long epoch;
   private long nextShipment;
@@ -122,6 +127,7 @@ public final class ShipmentLedger {
     for (Shipment s : batch) {
       long number = nextShipment++;
       queued.remove(s);
+      retrying.remove(s); // out of quarantine: it landed
       if (persistedWhenShipped) {
         release(s);
       } else {
@@ -138,6 +144,7 @@ public final class ShipmentLedger {
         + " refuses its writes for good, so it is not shipped; it stays in the WAL for an operator, see"
         + " docs/operations.md", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq());
     quarantined.add(s);
+    retrying.remove(s);
     queued.remove(s);
     heldPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1); // the WAL keeps its record
     notifyAll();
@@ -191,6 +198,7 @@ public final class ShipmentLedger {
     lastQuarantineRetry = now;
     List<Shipment> again = new ArrayList<>(quarantined);
     quarantined.clear();
+    retrying.addAll(again);
     for (Shipment s : again) {
       heldPerGroup.merge(s.group(), 1, Integer::sum);
       queued.add(s);
@@ -252,12 +260,13 @@ public final class ShipmentLedger {
 
   /** Commits HBase refused for good and not shipped since (see the class comment). */
   public synchronized long quarantinedCount() {
-    return quarantined.size();
+    return quarantined.size() + retrying.size();
   }
 
   /** Whether a commit of {@code group} is quarantined now (HBase does not have it). */
   public synchronized boolean hasQuarantined(GroupRef group) {
-    return quarantined.stream().anyMatch(s -> s.group().equals(group));
+    return quarantined.stream().anyMatch(s -> s.group().equals(group))
+        || retrying.stream().anyMatch(s -> s.group().equals(group));
   }
 
   /** Commits shipped again because a region server that may have lost them died. */
@@ -270,9 +279,17 @@ public final class ShipmentLedger {
     return persistedOnDrain;
   }
 
-  /** How far behind shipping is, in milliseconds of commit time (0 when nothing waits). */
+  /**
+   * How far behind shipping is, in milliseconds of commit time (0 when nothing waits); quarantined commits shipped
+   * again do not count (their alert is the quarantine's).
+   */
   public synchronized long lagMillis(long now) {
-    return queued.isEmpty() ? 0 : Math.max(0, now - queued.iterator().next().commitTs());
+    for (Shipment s : queued) {
+      if (!retrying.contains(s)) {
+        return Math.max(0, now - s.commitTs());
+      }
+    }
+    return 0;
   }
 
   /** Wakes the threads waiting on this ledger (the shipper closing). */

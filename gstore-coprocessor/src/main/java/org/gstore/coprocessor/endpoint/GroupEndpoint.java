@@ -33,7 +33,14 @@ import org.gstore.common.wire.generated.GStoreProtos.DeleteGroupRequest;
 import org.gstore.common.wire.generated.GStoreProtos.DeleteGroupResponse;
 import org.gstore.common.wire.generated.GStoreProtos.GetGroupRequest;
 import org.gstore.common.wire.generated.GStoreProtos.GetGroupResponse;
+import org.gstore.common.wire.generated.GStoreProtos.GroupStatProto;
+import org.gstore.common.wire.generated.GStoreProtos.GroupStatsRequest;
+import org.gstore.common.wire.generated.GStoreProtos.GroupStatsResponse;
 import org.gstore.common.wire.generated.GStoreProtos.LeaseAnswerProto;
+import org.gstore.common.wire.generated.GStoreProtos.LeaseRecordProto;
+import org.gstore.common.wire.generated.GStoreProtos.RecoveryStatusRequest;
+import org.gstore.common.wire.generated.GStoreProtos.RecoveryStatusResponse;
+import org.gstore.common.wire.generated.GStoreProtos.ServerStatusProto;
 import org.gstore.common.wire.generated.GStoreProtos.LeaseOutcomeProto;
 import org.gstore.common.wire.generated.GStoreProtos.OutcomeProto;
 import org.gstore.common.wire.generated.GStoreProtos.RenewLeasesRequest;
@@ -43,6 +50,8 @@ import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.server.GroupLeases;
 import org.gstore.coprocessor.server.GroupService;
 import org.gstore.coprocessor.server.HostedRegions;
+import org.gstore.coprocessor.server.StateTables;
+import org.gstore.recovery.hbase.RecoveryStatusReader;
 import org.gstore.coprocessor.txn.GroupCaches;
 
 /**
@@ -177,9 +186,7 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
   public void renewLeases(RpcController controller, RenewLeasesRequest request,
       RpcCallback<RenewLeasesResponse> done) {
     try {
-      if (server == null) {
-        throw new org.apache.hadoop.hbase.DoNotRetryIOException("G-Store does not run on this table's system regions");
-      }
+      requireServer();
       List<GroupId> ids = new ArrayList<>(request.getGroupsCount());
       Map<GroupId, GetGroupRequest> asked = new HashMap<>();
       for (GetGroupRequest g : request.getGroupsList()) {
@@ -187,9 +194,10 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
         ids.add(id);
         asked.put(id, g);
       }
-      authorizer.requireRead(ids.stream().map(GroupId::leader).collect(java.util.stream.Collectors.toSet()));
+      // keeping a group, and so its fenced rows, alive takes what making one takes: read and write on its table
+      authorizer.requireGroup(ids.stream().map(GroupId::leader).collect(java.util.stream.Collectors.toSet()));
       RenewLeasesResponse.Builder b = RenewLeasesResponse.newBuilder();
-      for (GroupLeases.Answer a : server.renewLeases(ids)) {
+      for (GroupLeases.Answer a : server.renewLeases(ids, request.hasHolder() ? request.getHolder() : null)) {
         LeaseAnswerProto.Builder answer = LeaseAnswerProto.newBuilder().setGroup(asked.get(a.id()))
             .setOutcome(LeaseOutcomeProto.valueOf("LEASE_" + a.outcome().name()));
         if (a.outcome() == GroupLeases.Outcome.RENEWED) {
@@ -200,6 +208,56 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
       done.run(b.build());
     } catch (IOException | IllegalArgumentException e) {
       fail(controller, e, done);
+    }
+  }
+
+  /** For operators: what this server knows of the groups it leads among those asked (one call per server). */
+  @Override
+  public void groupStats(RpcController controller, GroupStatsRequest request,
+      RpcCallback<GroupStatsResponse> done) {
+    try {
+      requireServer();
+      GroupStatsResponse.Builder b = GroupStatsResponse.newBuilder();
+      for (GetGroupRequest g : request.getGroupsList()) {
+        GroupId id = Requests.groupId(g.getName(), g.getLeader());
+        authorizer.requireRead(Set.of(id.leader()));
+        GroupService.GroupStat stat = server.groupStat(id);
+        GroupStatProto.Builder p = GroupStatProto.newBuilder().setGroup(g).setLedHere(stat != null);
+        if (stat != null) {
+          p.setPhase(stat.phase().name()).setUnshipped(stat.unshipped()).setUnpersisted(stat.unpersisted());
+          if (stat.lease() != null) {
+            p.setLease(LeaseRecordProto.parseFrom(StateTables.encodeLease(stat.lease())));
+          }
+        }
+        b.addGroups(p);
+      }
+      done.run(b.build());
+    } catch (IOException | IllegalArgumentException e) {
+      fail(controller, e, done);
+    }
+  }
+
+  /** For operators: the cluster's recovery state as this server reads it (any G-Store region answers). */
+  @Override
+  public void recoveryStatus(RpcController controller, RecoveryStatusRequest request,
+      RpcCallback<RecoveryStatusResponse> done) {
+    try {
+      requireServer();
+      RecoveryStatusResponse.Builder b = RecoveryStatusResponse.newBuilder();
+      for (RecoveryStatusReader.ServerStatus s : server.recoveryStatus()) {
+        b.addServers(ServerStatusProto.newBuilder().setServer(s.name()).setState(s.state())
+            .setShippedThrough(s.shippedThrough()).setPersistedThrough(s.persistedThrough())
+            .setWalFiles(s.walFiles()).setWalBytes(s.walBytes()).addAllAlerts(new java.util.TreeSet<>(s.alerts())));
+      }
+      done.run(b.build());
+    } catch (IOException | IllegalArgumentException e) {
+      fail(controller, e, done);
+    }
+  }
+
+  private void requireServer() throws IOException {
+    if (server == null) {
+      throw new org.apache.hadoop.hbase.DoNotRetryIOException("G-Store does not run on this table's system regions");
     }
   }
 

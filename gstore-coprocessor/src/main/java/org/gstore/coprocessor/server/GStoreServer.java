@@ -23,6 +23,7 @@ import org.apache.zookeeper.ZooDefs;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupRecord;
+import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Reply;
@@ -46,6 +47,7 @@ import org.gstore.recovery.PersistenceHeartbeat;
 import org.gstore.recovery.ThresholdAlerts;
 import org.gstore.recovery.hbase.CommitApplier;
 import org.gstore.recovery.hbase.OutcomeTable;
+import org.gstore.recovery.hbase.RecoveryStatusReader;
 import org.gstore.recovery.hbase.RecoveryZnodes;
 import org.gstore.recovery.hbase.WalRecovery;
 import org.slf4j.Logger;
@@ -88,6 +90,9 @@ public final class GStoreServer implements GroupService, Closeable {
   private final RegionLifecycle regions;
   private final GroupDeletes deletes;
   private final GroupLeases leases;
+  private final Path walRoot;
+  private final FileSystem walFs;
+  private final RecoveryZnodes recoveryZnodes;
   /** How often lapsed leases are looked for: an expiry takes effect within this much. */
   private static final long LEASE_CHECK_MILLIS = 1_000;
   private volatile boolean crashed;
@@ -126,9 +131,9 @@ public final class GStoreServer implements GroupService, Closeable {
     this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes(),
         config.datagramFreshnessMillis(), System::currentTimeMillis), metrics);
     this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
-    Path walRoot = GStoreConfig.walRoot(env.getConfiguration());
-    FileSystem walFs = walRoot.getFileSystem(env.getConfiguration());
-    RecoveryZnodes recoveryZnodes = new RecoveryZnodes(peers::session,
+    this.walRoot = GStoreConfig.walRoot(env.getConfiguration());
+    this.walFs = walRoot.getFileSystem(env.getConfiguration());
+    this.recoveryZnodes = new RecoveryZnodes(peers::session,
         env.getConfiguration().get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT),
         peers.acl());
     this.instanceLog = new InstanceLog(serverName.getServerName(), walFs, walRoot, config,
@@ -278,8 +283,27 @@ public final class GStoreServer implements GroupService, Closeable {
   }
 
   @Override
-  public List<GroupLeases.Answer> renewLeases(List<GroupId> ids) throws IOException {
-    return leases.renew(ids);
+  public List<GroupLeases.Answer> renewLeases(List<GroupId> ids, String holder) throws IOException {
+    return leases.renew(ids, holder);
+  }
+
+  @Override
+  public GroupStat groupStat(GroupId id) throws IOException {
+    if (!leadsHere(id.leader())) {
+      return null;
+    }
+    Optional<GroupRecord> record = runtime.awaitGroup(id);
+    if (record.isEmpty()) {
+      return null;
+    }
+    GroupRef group = record.get().group();
+    return new GroupStat(record.get().phase(), shipper.ledger().queuedCount(group),
+        shipper.ledger().pendingCount(group), leases.lease(id));
+  }
+
+  @Override
+  public List<RecoveryStatusReader.ServerStatus> recoveryStatus() throws IOException {
+    return RecoveryStatusReader.read(recoveryZnodes, walFs, walRoot);
   }
 
   @Override

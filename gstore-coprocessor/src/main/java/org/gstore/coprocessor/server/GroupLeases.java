@@ -5,11 +5,13 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
@@ -34,21 +36,39 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Expiries are durable ({@link Store}: next to each group's record in {@code gstore:groups}), written before a
  * renewal is answered, so a lease survives leader moves and crashes: a new leader reads the expiry its predecessor
- * wrote instead of starting from its own clock. Only a group whose leader changed before any expiry was written (its
- * first {@code check} or renewal) gets a full lease from the new leader. Expiries are wall-clock times, so servers'
- * clock skew (at most HBase's {@code hbase.master.maxclockskew}) shifts one by as much.
+ * wrote instead of starting from its own clock. A group is deleted only once its lease lapsed by every account:
+ * <ul>
+ *   <li>its durable expiry passed (read again from the store just before deleting: a renewal another leader made
+ *       durable late still counts);
+ *   <li>no client asked to renew it within its lease here (a renewal that could not be made durable, the store
+ *       being down, still shows the client is alive);
+ *   <li>this server has served it for two renewal rounds (two thirds of its lease): while no leader served it (a
+ *       crash, a move), its clients could not renew, so an expiry that lapsed meanwhile gets them one more chance.
+ * </ul>
+ * So a leader change lengthens a lease by at most two renewal rounds after the group serves again, and shortens it
+ * never. Expiries are wall-clock times: servers' clock skew (at most HBase's {@code hbase.master.maxclockskew})
+ * shifts one by as much, and a clock that steps forward by more than a lease expires leases early.
+ *
+ * <p>Only active groups are counted: a lease starts when this leader first sees its group active. An incarnation
+ * whose lease lapsed is never renewed again, and its delete is retried at every check until it is gone. No lock is
+ * held across I/O: renewals (RPC threads) and checks (this class's thread) meet through concurrent maps, each
+ * writing its own mark before reading the other's, so a renewal answered {@code RENEWED} is never followed by an
+ * expiry of the lease it renewed.
  */
 public final class GroupLeases implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupLeases.class);
 
-  /** Where expiries are kept durably. */
+  /** Where leases are kept durably. */
   public interface Store {
-    /** The durable expiry of each group that has one, by incarnation (a stale one of an earlier group is not). */
-    Map<GroupRef, Long> expiries(Collection<GroupRef> groups) throws IOException;
+    /** The durable lease of each group that has one, by incarnation (a stale one of an earlier group is not). */
+    Map<GroupRef, Lease> leases(Collection<GroupRef> groups) throws IOException;
 
-    /** Makes the expiries durable before returning. */
-    void writeExpiries(Map<GroupRef, Long> expiries) throws IOException;
+    /** Makes the leases durable before returning. */
+    void write(Collection<Lease> leases) throws IOException;
   }
+
+  /** A group's lease: when it lapses (the leader's clock) and which client renewed it last (null: none yet). */
+  public record Lease(GroupRef group, long expiresAt, String holder) {}
 
   /** The groups the engine leads here that are being created or active. */
   public interface LiveGroups {
@@ -66,19 +86,25 @@ public final class GroupLeases implements Closeable {
   /** The answer for one group; {@code expiresAt} only when renewed (this server's clock). */
   public record Answer(GroupId id, Outcome outcome, long expiresAt) {}
 
-  /** A lease as this server last made it durable, or read it. */
-  private record Lease(GroupRef group, long expiresAt) {}
-
   private final LiveGroups groups;
   private final Predicate<Key> leadsHere;
   private final Store store;
   private final Deleter deleter;
   private final GStoreMetrics metrics;
   private final LongSupplier clock;
-  private final Map<GroupId, Lease> leases = new HashMap<>();
-  /** Groups whose expiry started a delete that has not ended yet. */
-  private final Set<GroupId> expiring = new HashSet<>();
+  /** Each leased group's lease as this server last made it durable, or read it. */
+  private final Map<GroupId, Lease> leases = new ConcurrentHashMap<>();
+  /** When a client last asked to renew each group here, made durable or not. */
+  private final Map<GroupId, Long> askedAt = new ConcurrentHashMap<>();
+  /** When this server first saw each leased group active. */
+  private final Map<GroupRef, Long> servedSince = new ConcurrentHashMap<>();
+  /** Incarnations whose lease lapsed: deleted until they are gone, never renewed. */
+  private final Set<GroupRef> expiring = ConcurrentHashMap.newKeySet();
+  /** Incarnations with a delete under way. */
+  private final Set<GroupRef> deleting = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService thread;
+  /** Starts deletes: one may wait for its group's commits to be shipped, which must not hold the checks up. */
+  private final ExecutorService deletions;
 
   public GroupLeases(LiveGroups groups, Predicate<Key> leadsHere, Store store, Deleter deleter,
       GStoreMetrics metrics, LongSupplier clock, ThreadFactory threads) {
@@ -89,6 +115,7 @@ public final class GroupLeases implements Closeable {
     this.metrics = metrics;
     this.clock = clock;
     this.thread = Executors.newSingleThreadScheduledExecutor(threads);
+    this.deletions = Executors.newSingleThreadExecutor(threads);
   }
 
   /** Checks for lapsed leases every {@code periodMillis}. */
@@ -97,70 +124,122 @@ public final class GroupLeases implements Closeable {
   }
 
   /**
-   * Renews the leases of {@code ids}: each that this server leads, is alive and has a lease expires a lease from
-   * now, durably before this returns.
+   * Renews the leases of {@code ids} for {@code holder}: each that this server leads, is alive and has a lease
+   * expires a lease from now, durably before this returns.
    */
-  public synchronized List<Answer> renew(List<GroupId> ids) throws IOException {
+  public List<Answer> renew(List<GroupId> ids, String holder) throws IOException {
     Map<GroupId, GroupRecord> live = groups.live();
     long now = clock.getAsLong();
-    List<Answer> answers = new ArrayList<>(ids.size());
-    Map<GroupRef, Long> renewed = new HashMap<>();
+    Map<GroupId, Answer> answers = new LinkedHashMap<>();
+    List<Lease> renewed = new ArrayList<>();
     for (GroupId id : ids) {
       GroupRecord record = live.get(id);
       if (!leadsHere.test(id.leader())) {
-        answers.add(new Answer(id, Outcome.NOT_HERE, 0));
-      } else if (record == null || expiring.contains(id)) {
-        answers.add(new Answer(id, Outcome.NO_GROUP, 0));
+        answers.put(id, new Answer(id, Outcome.NOT_HERE, 0));
+      } else if (record == null || expiring.contains(record.group())) {
+        answers.put(id, new Answer(id, Outcome.NO_GROUP, 0));
       } else if (record.leaseMillis() == 0) {
-        answers.add(new Answer(id, Outcome.NO_LEASE, 0));
+        answers.put(id, new Answer(id, Outcome.NO_LEASE, 0));
       } else {
-        long expiresAt = now + record.leaseMillis();
-        renewed.put(record.group(), expiresAt);
-        answers.add(new Answer(id, Outcome.RENEWED, expiresAt));
+        askedAt.put(id, now); // before reading expiring again below: see the class comment
+        renewed.add(new Lease(record.group(), now + record.leaseMillis(), holder));
       }
     }
     if (!renewed.isEmpty()) {
-      store.writeExpiries(renewed);
-      renewed.forEach((group, expiresAt) -> leases.put(group.id(), new Lease(group, expiresAt)));
+      store.write(renewed);
+      for (Lease lease : renewed) {
+        leases.put(lease.group().id(), lease);
+        boolean lapsed = expiring.contains(lease.group()); // an expiry that began while this renewal was written
+        answers.put(lease.group().id(), new Answer(lease.group().id(), lapsed ? Outcome.NO_GROUP : Outcome.RENEWED,
+            lapsed ? 0 : lease.expiresAt()));
+      }
     }
-    return answers;
+    List<Answer> ordered = new ArrayList<>(ids.size());
+    ids.forEach(id -> ordered.add(answers.get(id)));
+    return ordered;
   }
 
-  /** The lease of {@code id} as this server knows it: its expiry, or null if it has none here. */
-  public synchronized Long expiresAt(GroupId id) {
-    Lease lease = leases.get(id);
+  /** The lease of {@code id} as this server knows it, or null if it has none here (yet). */
+  public Lease lease(GroupId id) {
+    return leases.get(id);
+  }
+
+  /** Whether the lease of {@code id} lapsed here: its group is being deleted. */
+  public boolean isExpiring(GroupId id) {
+    return expiring.stream().anyMatch(g -> g.id().equals(id));
+  }
+
+  /** When the lease of {@code id} lapses, as this server knows it, or null. */
+  public Long expiresAt(GroupId id) {
+    Lease lease = lease(id);
     return lease == null ? null : lease.expiresAt();
   }
 
   private void checkSurvivingAnything() {
     try {
       check();
-    } catch (IOException | RuntimeException e) { // NOPMD: the next check tries again; the thread must go on
+    } catch (Throwable e) { // NOPMD: an Error must not end the checks for good; the next one tries again
       LOG.warn("G-Store could not check group leases; retrying", e);
     }
   }
 
   /**
-   * Learns the expiries of groups newly led here (from the store, or a lease from now if none was written), and
-   * deletes the active groups whose lease lapsed.
+   * Forgets groups no longer led here, learns the leases of those newly active here (from the store, or a lease
+   * from now if none was written), and deletes the active groups whose lease lapsed (see the class comment).
    */
-  synchronized void check() throws IOException {
+  void check() throws IOException {
+    Map<GroupId, GroupRecord> live = groups.live();
+    long now = clock.getAsLong();
     Map<GroupId, GroupRecord> leased = new HashMap<>();
-    groups.live().forEach((id, record) -> {
-      if (record.leaseMillis() > 0 && leadsHere.test(id.leader())) {
+    live.forEach((id, record) -> {
+      if (record.leaseMillis() > 0 && record.phase() == GroupPhase.ACTIVE && leadsHere.test(id.leader())) {
         leased.put(id, record);
       }
     });
-    leases.keySet().removeIf(id -> !leased.containsKey(id)
-        || !leased.get(id).group().equals(leases.get(id).group()));
+    leases.entrySet().removeIf(e -> !isLeased(leased, e.getValue().group()));
+    askedAt.keySet().removeIf(id -> !leased.containsKey(id));
+    servedSince.keySet().removeIf(group -> !isLeased(leased, group));
+    expiring.removeIf(group -> !isLeased(live, group)); // deleted (or moved away): done here
+    leased.values().forEach(r -> servedSince.putIfAbsent(r.group(), now));
     learn(leased);
-    long now = clock.getAsLong();
-    for (Lease lease : List.copyOf(leases.values())) {
-      GroupRecord record = leased.get(lease.group().id());
-      if (lease.expiresAt() <= now && record.phase() == GroupPhase.ACTIVE && expiring.add(record.id())) {
-        expire(record, now - lease.expiresAt());
+
+    List<GroupRecord> lapsed = new ArrayList<>();
+    for (GroupRecord record : leased.values()) {
+      if (!expiring.contains(record.group()) && lapsed(record, now)) {
+        lapsed.add(record);
       }
     }
+    if (!lapsed.isEmpty()) {
+      List<GroupRef> refs = new ArrayList<>();
+      lapsed.forEach(r -> refs.add(r.group()));
+      store.leases(refs).forEach((group, durable) -> leases.merge(group.id(), durable,
+          (mine, theirs) -> theirs.expiresAt() > mine.expiresAt() ? theirs : mine));
+      for (GroupRecord record : lapsed) {
+        expiring.add(record.group());
+        if (!lapsed(record, clock.getAsLong())) { // renewed meanwhile (its mark came first): keep it
+          expiring.remove(record.group());
+        }
+      }
+    }
+    for (GroupRef group : expiring) {
+      GroupRecord record = leased.get(group.id());
+      if (record != null && record.group().equals(group) && deleting.add(group)) {
+        deletions.execute(() -> expire(record, now));
+      }
+    }
+  }
+
+  /** Whether the group's lease lapsed by every account (see the class comment). */
+  private boolean lapsed(GroupRecord record, long now) {
+    Lease lease = leases.get(record.id());
+    long graceFrom = servedSince.getOrDefault(record.group(), now) + record.leaseMillis() * 2 / 3;
+    long asked = askedAt.getOrDefault(record.id(), Long.MIN_VALUE / 2) + record.leaseMillis();
+    return lease != null && now >= Math.max(lease.expiresAt(), Math.max(graceFrom, asked));
+  }
+
+  private static boolean isLeased(Map<GroupId, GroupRecord> groups, GroupRef group) {
+    GroupRecord record = groups.get(group.id());
+    return record != null && record.group().equals(group);
   }
 
   /** Reads, or starts, the lease of each group this server did not know yet. */
@@ -174,27 +253,30 @@ public final class GroupLeases implements Closeable {
     if (unknown.isEmpty()) {
       return;
     }
-    Map<GroupRef, Long> durable = store.expiries(unknown);
-    Map<GroupRef, Long> started = new HashMap<>();
+    Map<GroupRef, Lease> durable = store.leases(unknown);
+    List<Lease> started = new ArrayList<>();
     long now = clock.getAsLong();
     for (GroupRef group : unknown) {
-      Long expiresAt = durable.get(group);
-      if (expiresAt == null) {
-        started.put(group, now + leased.get(group.id()).leaseMillis());
+      Lease lease = durable.get(group);
+      if (lease == null) {
+        started.add(new Lease(group, now + leased.get(group.id()).leaseMillis(), null));
       } else {
-        leases.put(group.id(), new Lease(group, expiresAt));
+        leases.putIfAbsent(group.id(), lease); // a renewal that came meanwhile is newer
       }
     }
     if (!started.isEmpty()) {
-      store.writeExpiries(started);
-      started.forEach((group, expiresAt) -> leases.put(group.id(), new Lease(group, expiresAt)));
+      store.write(started);
+      started.forEach(lease -> leases.putIfAbsent(lease.group().id(), lease));
     }
   }
 
-  private void expire(GroupRecord record, long lapsedMillis) {
+  /** Starts the delete of a group whose lease lapsed; once it ends, the next check retries it if needed. */
+  private void expire(GroupRecord record, long now) {
     GroupId id = record.id();
-    LOG.info("G-Store deletes group {}: its lease of {} ms lapsed {} ms ago without a renewal", id,
-        record.leaseMillis(), lapsedMillis);
+    Lease lease = leases.get(id);
+    LOG.info("G-Store deletes group {}: its lease of {} ms lapsed {} ms ago without a renewal (last renewed by {})",
+        id, record.leaseMillis(), lease == null ? 0 : now - lease.expiresAt(), lease == null ? "nobody"
+        : lease.holder());
     // one request id per incarnation: a retried expiry joins the delete already under way
     ClientRequest.Delete delete = new ClientRequest.Delete("lease-expired:" + record.group().epoch(), id);
     CompletableFuture<Reply> deleted;
@@ -202,9 +284,7 @@ public final class GroupLeases implements Closeable {
       deleted = deleter.delete(delete);
     } catch (IOException | RuntimeException e) { // NOPMD: the next check tries again
       LOG.warn("G-Store could not start deleting group {} whose lease lapsed; retrying", id, e);
-      synchronized (this) {
-        expiring.remove(id);
-      }
+      deleting.remove(record.group());
       return;
     }
     deleted.whenComplete((reply, failure) -> {
@@ -213,14 +293,13 @@ public final class GroupLeases implements Closeable {
       } else if (failure != null) {
         LOG.warn("G-Store's delete of group {}, whose lease lapsed, failed; retrying", id, failure);
       }
-      synchronized (this) {
-        expiring.remove(id);
-      }
+      deleting.remove(record.group());
     });
   }
 
   @Override
   public void close() {
     thread.shutdownNow();
+    deletions.shutdownNow();
   }
 }

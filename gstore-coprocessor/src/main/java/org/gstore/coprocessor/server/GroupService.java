@@ -3,10 +3,12 @@ package org.gstore.coprocessor.server;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import org.gstore.recovery.hbase.RecoveryStatusReader;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupPhase;
 import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.Reply;
@@ -26,8 +28,17 @@ public interface GroupService {
   /** The engine's record of a group. */
   CompletableFuture<Optional<GroupRecord>> group(GroupId id);
 
-  /** Renews the leases of groups this server leads (see {@link GroupLeases#renew}). */
-  List<GroupLeases.Answer> renewLeases(List<GroupId> ids) throws IOException;
+  /** Renews the leases of groups this server leads for {@code holder} (see {@link GroupLeases#renew}). */
+  List<GroupLeases.Answer> renewLeases(List<GroupId> ids, String holder) throws IOException;
+
+  /** What this server knows of a group it leads, for operators; null if it does not lead it. */
+  GroupStat groupStat(GroupId id) throws IOException;
+
+  /** What a leader knows of one of its groups: its phase, commits not yet shipped, not yet persisted, its lease. */
+  record GroupStat(GroupPhase phase, int unshipped, int unpersisted, GroupLeases.Lease lease) {}
+
+  /** The cluster's recovery state, as this server reads it from ZooKeeper and the WAL directory. */
+  List<RecoveryStatusReader.ServerStatus> recoveryStatus() throws IOException;
 
   /** Loads a new group's cache in the background, so its first transaction does not wait for it. */
   void preload(GroupId id);

@@ -32,17 +32,18 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.recovery.hbase.OutcomeTable;
 import org.gstore.common.protocol.GroupRecord;
-import org.gstore.common.wire.generated.KeyGroupingProtos.GroupRefProto;
+import org.gstore.common.wire.generated.GStoreProtos.LeaseRecordProto;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.protocol.GroupRef;
 import java.util.HashMap;
 import java.util.Collection;
-import java.util.Arrays;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.OwnerRecord;
 import org.gstore.common.protocol.StateChange;
 import org.gstore.common.protocol.WriteOrder;
 import org.gstore.common.wire.RecordCodec;
+import org.gstore.common.wire.StateLayout;
+import org.gstore.common.wire.StateRows;
 
 /**
  * The protocol's durable state in HBase tables, written with synchronous WAL: {@code gstore:groups} (groups led by
@@ -51,15 +52,15 @@ import org.gstore.common.wire.RecordCodec;
  * read it with the HBase shell.
  */
 public final class StateTables implements StepWriter.Store, GroupLeases.Store {
-  public static final String NAMESPACE = "gstore";
-  static final TableName GROUPS = TableName.valueOf(NAMESPACE, "groups");
-  public static final TableName OWNERS = TableName.valueOf(NAMESPACE, "owners");
-  static final TableName NODES = TableName.valueOf(NAMESPACE, "nodes");
-  public static final byte[] FAMILY = Bytes.toBytes("s");
-  public static final byte[] RECORD = Bytes.toBytes("record");
+  public static final String NAMESPACE = StateLayout.NAMESPACE;
+  static final TableName GROUPS = StateLayout.GROUPS;
+  public static final TableName OWNERS = StateLayout.OWNERS;
+  static final TableName NODES = StateLayout.NODES;
+  public static final byte[] FAMILY = StateLayout.FAMILY;
+  public static final byte[] RECORD = StateLayout.RECORD;
   static final byte[] UIDS = Bytes.toBytes("uids");
-  /** A group's lease expiry, next to its record: 8 bytes of time, then the group's incarnation. */
-  static final byte[] LEASE = Bytes.toBytes("lease");
+  /** A group's lease, next to its record ({@code LeaseRecordProto}). */
+  static final byte[] LEASE = StateLayout.LEASE;
 
   private final Connection connection;
   /** Writes a phase's other tables while the writer thread writes one; idle threads end after a minute. */
@@ -114,30 +115,51 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
   }
 
   @Override
-  public Map<GroupRef, Long> expiries(Collection<GroupRef> groups) throws IOException {
+  public Map<GroupRef, GroupLeases.Lease> leases(Collection<GroupRef> groups) throws IOException {
     List<GroupRef> ordered = List.copyOf(groups);
     List<Get> gets = new ArrayList<>(ordered.size());
     ordered.forEach(g -> gets.add(new Get(StateRows.group(g.id())).addColumn(FAMILY, LEASE)));
-    Map<GroupRef, Long> expiries = new HashMap<>();
+    Map<GroupRef, GroupLeases.Lease> leases = new HashMap<>();
     try (Table t = connection.getTable(GROUPS)) {
       Result[] results = t.get(gets);
       for (int i = 0; i < results.length; i++) {
         byte[] value = results[i].getValue(FAMILY, LEASE);
-        if (value != null && value.length > Bytes.SIZEOF_LONG && ordered.get(i).equals(DatagramCodec.fromProto(
-            GroupRefProto.parseFrom(Arrays.copyOfRange(value, Bytes.SIZEOF_LONG, value.length))))) {
-          expiries.put(ordered.get(i), Bytes.toLong(value));
+        GroupLeases.Lease lease = value == null ? null : decodeLease(value);
+        if (lease != null && lease.group().equals(ordered.get(i))) {
+          leases.put(ordered.get(i), lease);
         }
       }
     }
-    return expiries;
+    return leases;
   }
 
   @Override
-  public void writeExpiries(Map<GroupRef, Long> expiries) throws IOException {
-    List<Mutation> puts = new ArrayList<>(expiries.size());
-    expiries.forEach((group, expiresAt) -> puts.add(sync(new Put(StateRows.group(group.id())).addColumn(FAMILY,
-        LEASE, Bytes.add(Bytes.toBytes(expiresAt), DatagramCodec.toProto(group).toByteArray())))));
+  public void write(Collection<GroupLeases.Lease> leases) throws IOException {
+    List<Mutation> puts = new ArrayList<>(leases.size());
+    leases.forEach(lease -> puts.add(sync(new Put(StateRows.group(lease.group().id())).addColumn(FAMILY, LEASE,
+        encodeLease(lease)))));
     batch(GROUPS, puts);
+  }
+
+  /** A lease as its cell holds it. */
+  public static byte[] encodeLease(GroupLeases.Lease lease) {
+    LeaseRecordProto.Builder b = LeaseRecordProto.newBuilder().setGroup(DatagramCodec.toProto(lease.group()))
+        .setExpiresAt(lease.expiresAt());
+    if (lease.holder() != null) {
+      b.setHolder(lease.holder());
+    }
+    return b.build().toByteArray();
+  }
+
+  /** The lease in a cell, or null if it does not read as one (written by something else: ignored). */
+  public static GroupLeases.Lease decodeLease(byte[] value) {
+    try {
+      LeaseRecordProto p = LeaseRecordProto.parseFrom(value);
+      return new GroupLeases.Lease(DatagramCodec.fromProto(p.getGroup()), p.getExpiresAt(),
+          p.hasHolder() ? p.getHolder() : null);
+    } catch (com.google.protobuf.InvalidProtocolBufferException | RuntimeException e) {
+      return null;
+    }
   }
 
   long reservedUids(NodeId node) throws IOException {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -27,6 +28,7 @@ import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Reply;
 import org.gstore.common.protocol.Uid;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -39,32 +41,37 @@ class GroupLeasesTest {
   private static final long LEASE = 9_000;
   private static final GroupId LEASED = new GroupId("leased", Key.of("t", "a"));
   private static final GroupId FOREVER = new GroupId("forever", Key.of("t", "b"));
+  private static final String HOLDER = "4242@game-server-7";
   private static final GroupId ELSEWHERE = new GroupId("elsewhere", Key.of("t", "z"));
 
   private final AtomicLong clock = new AtomicLong(100_000);
   private final Map<GroupId, GroupRecord> live = new HashMap<>();
   /** The durable expiries, shared by every leader of the group. */
   private final Map<GroupRef, Long> durable = new HashMap<>();
+  private final Map<GroupRef, String> holders = new HashMap<>();
   private final AtomicBoolean storeDown = new AtomicBoolean();
-  private final List<ClientRequest.Delete> deletes = new ArrayList<>();
+  private final List<ClientRequest.Delete> deletes = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final CompletableFuture<Reply> deleted = new CompletableFuture<>();
   private final GroupLeases.Store store = new GroupLeases.Store() {
     @Override
-    public Map<GroupRef, Long> expiries(Collection<GroupRef> groups) throws IOException {
+    public Map<GroupRef, GroupLeases.Lease> leases(Collection<GroupRef> groups) throws IOException {
       failIfDown();
-      Map<GroupRef, Long> found = new HashMap<>();
+      Map<GroupRef, GroupLeases.Lease> found = new HashMap<>();
       groups.forEach(g -> {
         if (durable.containsKey(g)) {
-          found.put(g, durable.get(g));
+          found.put(g, new GroupLeases.Lease(g, durable.get(g), holders.get(g)));
         }
       });
       return found;
     }
 
     @Override
-    public void writeExpiries(Map<GroupRef, Long> expiries) throws IOException {
+    public void write(Collection<GroupLeases.Lease> leases) throws IOException {
       failIfDown();
-      durable.putAll(expiries);
+      leases.forEach(l -> {
+        durable.put(l.group(), l.expiresAt());
+        holders.put(l.group(), l.holder());
+      });
     }
   };
 
@@ -86,38 +93,55 @@ class GroupLeasesTest {
     GroupLeases leases = leader();
     leases.check();
     clock.addAndGet(LEASE - 1);
-    assertThat(leases.renew(List.of(LEASED))).extracting(GroupLeases.Answer::outcome)
+    assertThat(leases.renew(List.of(LEASED), HOLDER)).extracting(GroupLeases.Answer::outcome)
         .containsExactly(GroupLeases.Outcome.RENEWED);
     clock.addAndGet(LEASE - 1);
     leases.check();
-    assertThat(deletes).as("renewed within its lease").isEmpty();
+    assertThat(leases.isExpiring(LEASED)).as("renewed within its lease").isFalse();
 
     clock.addAndGet(1);
     leases.check();
     leases.check();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> deletes.size() == 1);
     assertThat(deletes).as("one delete, however many checks see it lapsed").hasSize(1);
     assertThat(deletes.get(0).group()).isEqualTo(LEASED);
-    assertThat(leases.renew(List.of(LEASED))).as("a renewal after the expiry does not revive it")
+    assertThat(leases.renew(List.of(LEASED), HOLDER)).as("a renewal after the expiry does not revive it")
         .extracting(GroupLeases.Answer::outcome).containsExactly(GroupLeases.Outcome.NO_GROUP);
   }
 
   @Test
-  void aNewLeaderKeepsTheExpiryItsPredecessorMadeDurableNeitherShorterNorLonger() throws Exception {
-    GroupLeases old = leader();
-    long expiresAt = old.renew(List.of(LEASED)).get(0).expiresAt();
+  void aNewLeaderEarlyInALeaseKeepsTheExpiryItsPredecessorMadeDurable() throws Exception {
+    long expiresAt = leader().renew(List.of(LEASED), HOLDER).get(0).expiresAt();
     assertThat(expiresAt).isEqualTo(clock.get() + LEASE);
 
-    clock.addAndGet(LEASE - 2_000); // the leader moves or crashes; the next one loads the group now
+    clock.addAndGet(1_000); // the leader moves or crashes; the next one serves the group a second later
     GroupLeases next = leader();
     next.check();
     assertThat(next.expiresAt(LEASED)).as("from durable state, not from the new leader's clock")
         .isEqualTo(expiresAt);
+    assertThat(next.lease(LEASED).holder()).as("and who renewed it, for operators").isEqualTo(HOLDER);
     clock.set(expiresAt - 1);
     next.check();
-    assertThat(deletes).isEmpty();
+    assertThat(next.isExpiring(LEASED)).as("not shortened").isFalse();
     clock.set(expiresAt);
     next.check();
-    assertThat(deletes).hasSize(1);
+    assertThat(next.isExpiring(LEASED)).as("nor lengthened").isTrue();
+  }
+
+  @Test
+  void aGroupWhoseLeaseLapsedWhileNoLeaderServedItGetsTwoRenewalRoundsFromItsNewLeader() throws Exception {
+    long expiresAt = leader().renew(List.of(LEASED), HOLDER).get(0).expiresAt();
+    clock.set(expiresAt + 5_000); // a crash whose recovery outlasted the lease: no client could renew meanwhile
+    GroupLeases next = leader();
+    long servedAt = clock.get();
+    next.check();
+    assertThat(next.isExpiring(LEASED)).isFalse();
+    clock.set(servedAt + LEASE * 2 / 3 - 1);
+    next.check();
+    assertThat(next.isExpiring(LEASED)).as("its clients get two renewal rounds").isFalse();
+    clock.set(servedAt + LEASE * 2 / 3);
+    next.check();
+    assertThat(next.isExpiring(LEASED)).as("and no more").isTrue();
   }
 
   @Test
@@ -132,39 +156,44 @@ class GroupLeasesTest {
     durable.put(earlier, clock.get() - 1); // lapsed long ago, for the group deleted before this one was made
     GroupLeases leases = leader();
     leases.check();
-    assertThat(deletes).isEmpty();
+    assertThat(leases.isExpiring(LEASED)).isFalse();
     assertThat(leases.expiresAt(LEASED)).isEqualTo(clock.get() + LEASE);
   }
 
   @Test
   void renewalsSayWhichGroupsAreNotLedHereHaveNoLeaseOrAreGone() throws Exception {
     GroupId gone = new GroupId("gone", Key.of("t", "c"));
-    assertThat(leader().renew(List.of(ELSEWHERE, FOREVER, gone))).extracting(GroupLeases.Answer::outcome)
+    assertThat(leader().renew(List.of(ELSEWHERE, FOREVER, gone), HOLDER)).extracting(GroupLeases.Answer::outcome)
         .containsExactly(GroupLeases.Outcome.NOT_HERE, GroupLeases.Outcome.NO_LEASE,
             GroupLeases.Outcome.NO_GROUP);
   }
 
   @Test
-  void aGroupStillBeingCreatedIsNotDeletedAndARenewalThatCannotBeMadeDurableIsRefused() throws Exception {
-    live.put(LEASED, record(LEASED, 1, LEASE, GroupPhase.CREATING)); // re-formed by a restarted leader
+  void aGroupBeingCreatedHasNoLeaseYetAndAClientThatKeepsAskingKeepsItsGroupWhileTheStoreIsDown()
+      throws Exception {
+    live.put(LEASED, record(LEASED, 1, LEASE, GroupPhase.CREATING)); // slow members, or re-formed after a restart
     GroupLeases leases = leader();
     leases.check();
     clock.addAndGet(2 * LEASE);
     leases.check();
-    assertThat(deletes).as("deleted only once active").isEmpty();
+    assertThat(leases.expiresAt(LEASED)).as("its lease starts once it is active").isNull();
 
-    Map<GroupRef, Long> before = Map.copyOf(durable);
-    storeDown.set(true);
-    assertThatThrownBy(() -> leases.renew(List.of(LEASED))).isInstanceOf(IOException.class);
-    assertThat(leases.expiresAt(LEASED)).as("not renewed in memory either").isEqualTo(before.values().iterator()
-        .next());
-    GroupLeases next = leader(); // the group's next leader cannot read the expiry yet
-    assertThatThrownBy(next::check).isInstanceOf(IOException.class);
-    storeDown.set(false);
     live.put(LEASED, record(LEASED, 1, LEASE, GroupPhase.ACTIVE));
-    next.check();
-    assertThat(deletes).as("the next check after the failure deletes it").hasSize(1);
-    assertThat(durable).isEqualTo(before);
+    leases.check();
+    long expiresAt = leases.expiresAt(LEASED);
+    storeDown.set(true);
+    clock.set(expiresAt - 1);
+    assertThatThrownBy(() -> leases.renew(List.of(LEASED), HOLDER)).isInstanceOf(IOException.class);
+    clock.set(expiresAt + LEASE / 2);
+    leases.check();
+    assertThat(leases.isExpiring(LEASED)).as("past its durable expiry, but its client is alive").isFalse();
+
+    clock.addAndGet(LEASE); // the client stopped asking too
+    assertThatThrownBy(leases::check).as("the expiry is read again before deleting").isInstanceOf(IOException.class);
+    assertThat(deletes).isEmpty();
+    storeDown.set(false);
+    leases.check();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> deletes.size() == 1);
   }
 
   private void failIfDown() throws IOException {

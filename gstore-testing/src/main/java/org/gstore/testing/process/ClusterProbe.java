@@ -106,7 +106,7 @@ public final class ClusterProbe {
   private static boolean stateTablesExist(Admin admin) throws IOException {
     for (NamespaceDescriptor ns : admin.listNamespaceDescriptors()) {
       if (ns.getName().equals("gstore")) {
-        for (String t : List.of("groups", "owners", "nodes")) {
+        for (String t : List.of("groups", "owners", "nodes", "outcomes")) {
           TableName name = TableName.valueOf("gstore", t);
           if (!admin.tableExists(name) || !admin.isTableAvailable(name)) {
             return false;

@@ -1,4 +1,4 @@
-package org.gstore.coprocessor.server;
+package org.gstore.common.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package org.gstore.coprocessor.server;
+package org.gstore.common.wire;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +14,7 @@ public final class StateRows {
   private StateRows() {}
 
   /** Row of {@code gstore:owners} for a key. */
-  static byte[] owner(Key key) {
+  public static byte[] owner(Key key) {
     ByteArrayOutputStream out = prefix(key.table(), key.row());
     out.write(0);
     out.write(1);
@@ -22,7 +22,7 @@ public final class StateRows {
   }
 
   /** Row of {@code gstore:groups} for a group: its leader key's row, then the group name. */
-  static byte[] group(GroupId id) {
+  public static byte[] group(GroupId id) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.writeBytes(owner(id.leader()));
     out.writeBytes(id.name().getBytes(StandardCharsets.UTF_8));

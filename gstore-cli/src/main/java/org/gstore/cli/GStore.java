@@ -174,8 +174,11 @@ public final class GStore {
     return (connection, embedded) -> {
       try (GStoreClient client = GStoreClient.create(connection); GStoreAdmin admin = client.admin()) {
         System.out.print(StatusReport.render(admin.recoveryStatus()));
+        return true;
+      } catch (java.io.IOException e) {
+        System.err.println("gstore: " + e.getMessage());
+        return false;
       }
-      return true;
     };
   }
 
@@ -205,8 +208,14 @@ public final class GStore {
     if (!o.containsKey("--conf")) {
       throw fail("gstore groups needs --conf hbase-site.xml (the cluster to ask)");
     }
-    return withCluster(o.get("--conf"), Map.of(), (connection, embedded) -> GroupsCommand.run(connection,
-        subcommand, id, System.out));
+    return withCluster(o.get("--conf"), Map.of(), (connection, embedded) -> {
+      try {
+        return GroupsCommand.run(connection, subcommand, id, System.out);
+      } catch (java.io.IOException e) { // no such group, a leader that does not answer: said plainly, exit 1
+        System.err.println("gstore: " + e.getMessage());
+        return false;
+      }
+    });
   }
 
   private static Job demo(Map<String, String> o) {

@@ -29,6 +29,9 @@ class GStoreCliIT {
     assertThat(code).as("0: every chip accounted for, every audit held").isZero();
 
     assertThat(GStore.run(new String[] {"status", "--conf", site.toString()})).isZero();
+    assertThat(GStore.run(new String[] {"groups", "list", "--conf", site.toString()})).isZero();
+    assertThat(GStore.run(new String[] {"groups", "show", "no-such-game@casino_players/x", "--conf",
+        site.toString()})).as("said plainly, exit 1").isEqualTo(1);
     try (GStoreClient client = GStoreClient.create(cluster.getConnection()); GStoreAdmin admin = client.admin()) {
       List<RecoveryStatus.Server> servers = admin.recoveryStatus().servers();
       assertThat(servers).filteredOn(s -> s.state().equals("alive")).hasSize(3)

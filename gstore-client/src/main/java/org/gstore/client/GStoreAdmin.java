@@ -152,16 +152,11 @@ public final class GStoreAdmin implements Closeable {
     }
     Map<GroupId, String> leaderServers = new HashMap<>();
     Map<GroupId, GroupStatProto> stats = new HashMap<>();
-    for (Map.Entry<ServerName, List<GroupId>> e : servers.byServer(ids, id -> false).entrySet()) {
-      e.getValue().forEach(id -> leaderServers.put(id, e.getKey().getServerName()));
-      GroupStatsRequest.Builder request = GroupStatsRequest.newBuilder();
-      e.getValue().forEach(id -> request.addGroups(LeaderServers.request(id)));
-      try {
-        GroupStatsResponse response = servers.call(e.getValue(), s -> s.groupStats(null, request.build()));
-        response.getGroupsList().forEach(g -> stats.put(LeaderServers.id(g.getGroup()), g));
-      } catch (IOException unreachable) {
-        // this leader's groups are shown with unknown counts
-      }
+    askLeaders(ids, false, leaderServers, stats);
+    List<GroupId> unanswered = ids.stream().filter(id -> !stats.containsKey(id) || !stats.get(id).getLedHere())
+        .toList();
+    if (!unanswered.isEmpty()) { // a cached location may be stale (the leader moved): locate those afresh, once
+      askLeaders(unanswered, true, leaderServers, stats);
     }
     List<GroupInfo> infos = new ArrayList<>();
     for (GroupId id : ids) {
@@ -172,7 +167,9 @@ public final class GStoreAdmin implements Closeable {
       if (state.equals(GroupPhase.ENDED.name())) {
         continue; // its leader ended it; gstore:groups says so a moment later
       }
-      LeaseRecordProto lease = known && stat.hasLease() ? stat.getLease() : durableLeases.get(id);
+      LeaseRecordProto lease = known && stat.hasLease()
+          && DatagramCodec.fromProto(stat.getLease().getGroup()).equals(record.group())
+          ? stat.getLease() : durableLeases.get(id);
       infos.add(new GroupInfo(id, state, rows(record, MemberState.Status.JOINED),
           rows(record, MemberState.Status.REFUSED), leaderServers.get(id), Instant.ofEpochMilli(since.get(id)),
           Duration.ofMillis(record.leaseMillis()),
@@ -181,6 +178,25 @@ public final class GStoreAdmin implements Closeable {
           known ? stat.getUnshipped() : -1, known ? stat.getUnpersisted() : -1));
     }
     return infos;
+  }
+
+  /**
+   * Asks the leader servers of {@code ids} (one call each) what they know; a leader that does not answer leaves
+   * its groups unknown.
+   */
+  private void askLeaders(List<GroupId> ids, boolean relocate, Map<GroupId, String> leaderServers,
+      Map<GroupId, GroupStatProto> stats) {
+    for (Map.Entry<ServerName, List<GroupId>> e : servers.byServer(ids, id -> relocate).entrySet()) {
+      e.getValue().forEach(id -> leaderServers.put(id, e.getKey().getServerName()));
+      GroupStatsRequest.Builder request = GroupStatsRequest.newBuilder();
+      e.getValue().forEach(id -> request.addGroups(LeaderServers.request(id)));
+      try {
+        GroupStatsResponse response = servers.call(e.getValue(), s -> s.groupStats(null, request.build()));
+        response.getGroupsList().forEach(g -> stats.put(LeaderServers.id(g.getGroup()), g));
+      } catch (IOException unreachable) {
+        // this leader's groups are shown with unknown counts
+      }
+    }
   }
 
   private static Set<RowKey> rows(GroupRecord record, MemberState.Status status) {

@@ -38,7 +38,8 @@ final class LeaseRenewer implements Closeable {
   private final LeaderServers servers;
   /** Who renews, for operators: this process and host, and which of its clients. */
   private final String holder;
-  private final Map<GroupId, Duration> held = new ConcurrentHashMap<>();
+  /** The groups renewed, each with its hold: an answer about an earlier hold of the same id changes nothing. */
+  private final Map<GroupId, Hold> held = new ConcurrentHashMap<>();
   /** When each held group is due for renewal ({@code System.nanoTime()}). */
   private final Map<GroupId, Long> dueAt = new ConcurrentHashMap<>();
   /** Groups whose leader was not where the cached location said: located afresh next round. */
@@ -48,6 +49,17 @@ final class LeaseRenewer implements Closeable {
   private final ScheduledThreadPoolExecutor rounds = new ScheduledThreadPoolExecutor(1, r -> daemon(r, ""));
   private final ExecutorService calls = Executors.newCachedThreadPool(r -> daemon(r, "-call"));
   private boolean started;
+  /** Whether a round asked for by {@link #hold} is already queued. */
+  private final java.util.concurrent.atomic.AtomicBoolean roundQueued = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /** One hold of a group, compared by identity: a group deleted and created again is a new hold. */
+  private static final class Hold {
+    final Duration lease;
+
+    Hold(Duration lease) {
+      this.lease = lease;
+    }
+  }
 
   LeaseRenewer(Connection connection, String holder) {
     this.servers = new LeaderServers(connection);
@@ -65,15 +77,19 @@ final class LeaseRenewer implements Closeable {
     if (group.lease().isZero()) {
       return;
     }
-    held.put(group.id(), group.lease());
+    held.put(group.id(), new Hold(group.lease()));
     dueAt.put(group.id(), System.nanoTime());
     try {
       synchronized (this) {
         if (!started) {
           started = true;
           rounds.schedule(this::roundSurvivingAnything, 0, TimeUnit.MILLISECONDS);
-        } else {
-          rounds.execute(this::round); // a shorter lease than the rounds are paced for must not wait for them
+        } else if (roundQueued.compareAndSet(false, true)) {
+          // a shorter lease than the rounds are paced for must not wait for them; one extra round serves many holds
+          rounds.execute(() -> {
+            roundQueued.set(false);
+            round();
+          });
         }
       }
     } catch (RejectedExecutionException closed) {
@@ -87,8 +103,9 @@ final class LeaseRenewer implements Closeable {
     dueAt.remove(id);
   }
 
+
   private long periodMillis() {
-    long shortest = held.values().stream().mapToLong(Duration::toMillis).min().orElse(3 * MAX_PERIOD_MILLIS);
+    long shortest = held.values().stream().mapToLong(h -> h.lease.toMillis()).min().orElse(3 * MAX_PERIOD_MILLIS);
     return Math.max(MIN_PERIOD_MILLIS, Math.min(MAX_PERIOD_MILLIS, shortest / 3));
   }
 
@@ -139,23 +156,44 @@ final class LeaseRenewer implements Closeable {
   }
 
   private void renew(List<GroupId> ids) throws IOException {
+    Map<GroupId, Hold> sent = new java.util.HashMap<>();
     RenewLeasesRequest.Builder b = RenewLeasesRequest.newBuilder().setHolder(holder);
-    ids.forEach(id -> b.addGroups(LeaderServers.request(id)));
-    RenewLeasesResponse response = servers.call(ids, service -> service.renewLeases(null, b.build()));
+    for (GroupId id : ids) {
+      Hold hold = held.get(id);
+      if (hold != null) {
+        sent.put(id, hold);
+        b.addGroups(LeaderServers.request(id));
+      }
+    }
+    if (sent.isEmpty()) {
+      return;
+    }
+    RenewLeasesResponse response = servers.call(List.copyOf(sent.keySet()),
+        service -> service.renewLeases(null, b.build()));
     long now = System.nanoTime();
     for (LeaseAnswerProto a : response.getAnswersList()) {
       GroupId id = LeaderServers.id(a.getGroup());
-      Duration lease = held.get(id);
+      Hold hold = sent.get(id);
+      if (hold == null || held.get(id) != hold) {
+        continue; // released, or held anew (deleted and created again) since this call was sent
+      }
       switch (a.getOutcome()) {
-        case LEASE_RENEWED -> {
-          if (lease != null) {
-            dueAt.computeIfPresent(id, (k, at) -> now + lease.toNanos() / 3);
-          }
-        }
+        case LEASE_RENEWED -> dueAt.put(id, now + hold.lease.toNanos() / 3);
         case LEASE_NOT_HERE -> relocate.add(id);
-        case LEASE_NO_GROUP, LEASE_NO_LEASE -> release(id);
+        case LEASE_NO_GROUP, LEASE_NO_LEASE -> release(id, hold);
+        case LEASE_DENIED -> {
+          LOG.warn("G-Store refuses to renew the lease of group {} for this client: renewing takes read and write"
+              + " permission on its table; the group lapses unless another client renews it", id);
+          release(id, hold);
+        }
         default -> LOG.warn("unexpected lease answer for group {}: {}", id, a.getOutcome());
       }
+    }
+  }
+
+  private void release(GroupId id, Hold hold) {
+    if (held.remove(id, hold)) {
+      dueAt.remove(id);
     }
   }
 

@@ -43,8 +43,10 @@ import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
  * or restarts meanwhile, its next read or its commit fails with {@link TransactionConflictException} (its snapshot
  * and the versions it read are gone with that cache), and {@link KeyGroup#transact} runs it again.
  *
- * <p>Use HBase's own {@link Get}, {@link Put} and {@link Delete} on member rows. Cell timestamps given in a Put or
- * Delete are ignored: every cell a transaction writes gets the transaction's commit timestamp. Not thread-safe;
+ * <p>Use HBase's own {@link Get}, {@link Put} and {@link Delete} on member rows. Cell timestamps given in a Put are
+ * ignored: every cell a transaction writes gets the transaction's commit timestamp. Options a transaction cannot
+ * honour (a Get's filter, time range or versions; a Delete of one version) are refused with
+ * {@link IllegalArgumentException}, never ignored (docs/client.md). Not thread-safe;
  * {@link #close()} without {@link #commit()} aborts (nothing is left anywhere).
  */
 public final class Transaction implements AutoCloseable {
@@ -76,9 +78,14 @@ public final class Transaction implements AutoCloseable {
     return get(table, List.of(get))[0];
   }
 
-  /** Reads several member rows in one round trip to the leader. */
+  /**
+   * Reads several member rows in one round trip to the leader. A {@link Get} may select families and columns;
+   * options a transaction cannot honour are refused with {@link IllegalArgumentException} naming them, rather than
+   * ignored: a filter, a time range, more than one version, per-family limits or offsets, an existence check.
+   */
   public Result[] get(TableName table, List<Get> gets) throws IOException {
     requireOpen();
+    gets.forEach(Transaction::requireSupported);
     List<RowKey> missing = new ArrayList<>();
     for (Get g : gets) {
       RowKey row = member(table, g.getRow());
@@ -124,11 +131,14 @@ public final class Transaction implements AutoCloseable {
   }
 
   /**
-   * Deletes a whole member row ({@code new Delete(row)}), or columns of it ({@code addColumn(s)}), or all columns
-   * of a family ({@code addFamily}: the family's columns as this transaction sees them).
+   * Deletes a whole member row ({@code new Delete(row)}), or columns of it ({@code addColumns}), or all columns
+   * of a family ({@code addFamily}: the family's columns as this transaction sees them). Every version goes: a
+   * delete of one version ({@code addColumn}, {@code addFamilyVersion}) or up to a timestamp
+   * ({@code new Delete(row, ts)}) is refused with {@link IllegalArgumentException}.
    */
   public void delete(TableName table, Delete delete) throws IOException {
     requireOpen();
+    requireSupported(delete);
     RowKey row = member(table, delete.getRow());
     if (delete.getFamilyCellMap().isEmpty()) {
       RowWrites w = writes.computeIfAbsent(row, r -> new RowWrites());
@@ -139,7 +149,7 @@ public final class Transaction implements AutoCloseable {
     for (List<Cell> cells : delete.getFamilyCellMap().values()) {
       for (Cell c : cells) {
         byte[] family = CellUtil.cloneFamily(c);
-        if (c.getType() == Cell.Type.DeleteFamily || c.getType() == Cell.Type.DeleteFamilyVersion) {
+        if (c.getType() == Cell.Type.DeleteFamily) {
           for (Cell existing : get(table, new Get(delete.getRow()).addFamily(family)).rawCells()) {
             writes.computeIfAbsent(row, r -> new RowWrites()).columns
                 .put(Columns.key(family, CellUtil.cloneQualifier(existing)), null);
@@ -267,6 +277,37 @@ public final class Transaction implements AutoCloseable {
   @Override
   public void close() {
     abort();
+  }
+
+  /** Refuses a Get option a transaction would otherwise ignore (see {@link #get(TableName, List)}). */
+  private static void requireSupported(Get get) {
+    String refused = get.getFilter() != null ? "a Filter"
+        : !get.getTimeRange().isAllTime() ? "a TimeRange (setTimeRange, setTimestamp)"
+        : get.getMaxVersions() > 1 ? "more than one version (readVersions)"
+        : get.getMaxResultsPerColumnFamily() >= 0 ? "a per-family limit (setMaxResultsPerColumnFamily)"
+        : get.getRowOffsetPerColumnFamily() > 0 ? "a per-family offset (setRowOffsetPerColumnFamily)"
+        : get.isCheckExistenceOnly() ? "an existence check (setCheckExistenceOnly)"
+        : null;
+    if (refused != null) {
+      throw new IllegalArgumentException("a G-Store transaction reads the newest committed version of whole rows,"
+          + " families or columns; it does not support " + refused + " on a Get");
+    }
+  }
+
+  /** Refuses a delete of single versions or up to a timestamp: a transaction's delete removes every version. */
+  private static void requireSupported(Delete delete) {
+    if (delete.getTimestamp() != HConstants.LATEST_TIMESTAMP) {
+      throw new IllegalArgumentException("a G-Store transaction deletes every version: a Delete up to a timestamp"
+          + " (new Delete(row, ts)) is not supported");
+    }
+    for (List<Cell> cells : delete.getFamilyCellMap().values()) {
+      for (Cell c : cells) {
+        if (c.getType() == Cell.Type.Delete || c.getType() == Cell.Type.DeleteFamilyVersion) {
+          throw new IllegalArgumentException("a G-Store transaction deletes every version: a delete of one version"
+              + " (addColumn, addFamilyVersion) is not supported; use addColumns or addFamily");
+        }
+      }
+    }
   }
 
   boolean isOpen() {

@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * WAL), but the WAL cannot be truncated and a leader holds every unpersisted commit in memory.
  *
  * <p>Each cause is logged once, as a WARN naming the remedy, when it begins, and once as an INFO when it ends; it is
- * {@link #active} meanwhile, for a metric to alert on. Checked after every persistence heartbeat.
+ * {@link #active} meanwhile, for a metric to alert on. Checked every heartbeat period, on a thread of its own (a
+ * heartbeat that hangs is itself an alert).
  */
 public final class ThresholdAlerts {
   private static final Logger LOG = LoggerFactory.getLogger(ThresholdAlerts.class);
@@ -29,8 +30,12 @@ public final class ThresholdAlerts {
     COMMIT_QUARANTINED("HBase refuses a commit for good (a column family or table dropped after it committed, a"
         + " quota): restore what it needs (docs/operations.md, \"Quarantined commits\"); it is retried every"
         + " minute"),
-    HEARTBEAT_FAILING("the persistence heartbeat fails at every beat (ZooKeeper or HBase's WAL sync unavailable):"
-        + " check the region server's connection to ZooKeeper and its log");
+    HEARTBEAT_FAILING("the persistence heartbeat fails at every beat, or one beat does not finish (ZooKeeper or"
+        + " HBase's WAL sync unavailable or hung): check the region server's connection to ZooKeeper and its log"),
+    REPLAY_BLOCKED("a region opened here waits for the replay of a dead server's G-Store WAL, and the groups it leads"
+        + " do not serve until then: the log says why (\"cannot replay the WAL of dead servers yet\"): enable a"
+        + " table the WAL writes that is disabled, restore what a refused commit needs, or repair a corrupt WAL"
+        + " (docs/recovery.md)");
 
     private final String remedy;
 
@@ -43,9 +48,19 @@ public final class ThresholdAlerts {
     }
   }
 
-  /** What a heartbeat found: the shipper's lag, its unpersisted and quarantined commits, T_P, heartbeat failures. */
+  /**
+   * What a check found: the shipper's lag, its unpersisted and quarantined commits, T_P, heartbeat failures, how
+   * long the heartbeat's current beat has been running (0: none runs), and how long the region that has waited
+   * longest for a replay has waited (0: none waits).
+   */
   public record Observation(long shippingLagMillis, long unpersisted, long persistedThrough, long quarantined,
-      long heartbeatFailures) {}
+      long heartbeatFailures, long beatRunningMillis, long replayWaitMillis) {
+    /** Without a beat running or a replay awaited. */
+    public Observation(long shippingLagMillis, long unpersisted, long persistedThrough, long quarantined,
+        long heartbeatFailures) {
+      this(shippingLagMillis, unpersisted, persistedThrough, quarantined, heartbeatFailures, 0, 0);
+    }
+  }
 
   private final long shippingLagLimitMillis;
   private final long stalledLimitMillis;
@@ -85,8 +100,12 @@ public final class ThresholdAlerts {
         o.unpersisted() + " commits shipped but not persisted, and T_P stayed at " + o.persistedThrough() + " for "
             + (now - persistenceProgressAt) + " ms");
     set(Cause.COMMIT_QUARANTINED, o.quarantined() > 0, o.quarantined() + " commits quarantined");
-    set(Cause.HEARTBEAT_FAILING, failingSince != Long.MIN_VALUE && now - failingSince >= stalledLimitMillis,
-        "every persistence heartbeat failed for " + (now - failingSince) + " ms");
+    boolean failing = failingSince != Long.MIN_VALUE && now - failingSince >= stalledLimitMillis;
+    set(Cause.HEARTBEAT_FAILING, failing || o.beatRunningMillis() >= stalledLimitMillis, failing
+        ? "every persistence heartbeat failed for " + (now - failingSince) + " ms"
+        : "a persistence heartbeat has been running for " + o.beatRunningMillis() + " ms");
+    set(Cause.REPLAY_BLOCKED, o.replayWaitMillis() > stalledLimitMillis,
+        "a region has waited " + o.replayWaitMillis() + " ms for the replay of a dead server's WAL");
     return active();
   }
 

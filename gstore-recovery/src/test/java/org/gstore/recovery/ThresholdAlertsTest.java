@@ -45,4 +45,20 @@ class ThresholdAlertsTest {
     assertThat(alerts.check(new Observation(0, 0, 0, 0, 3), 125_000)).containsExactly(Cause.HEARTBEAT_FAILING);
     assertThat(alerts.check(new Observation(0, 0, 0, 0, 3), 130_000)).as("a beat succeeded").isEmpty();
   }
+
+  @Test
+  void aBeatThatDoesNotFinishRaisesTheHeartbeatAlertUntilItDoes() {
+    assertThat(alerts.check(new Observation(0, 0, 10, 0, 0, 119_000, 0), 0)).isEmpty();
+    assertThat(alerts.check(new Observation(0, 0, 10, 0, 0, 120_000, 0), 1_000))
+        .containsExactly(Cause.HEARTBEAT_FAILING);
+    assertThat(alerts.check(new Observation(0, 0, 10, 0, 0, 0, 0), 2_000)).as("it finished").isEmpty();
+  }
+
+  @Test
+  void aRegionWaitingForAReplayPastTheLimitRaisesAnAlertUntilItServes() {
+    assertThat(alerts.check(new Observation(0, 0, 10, 0, 0, 0, 120_000), 0)).as("at the limit").isEmpty();
+    assertThat(alerts.check(new Observation(0, 0, 10, 0, 0, 0, 120_001), 1_000))
+        .containsExactly(Cause.REPLAY_BLOCKED);
+    assertThat(alerts.check(new Observation(0, 0, 10, 0, 0, 0, 0), 2_000)).isEmpty();
+  }
 }

@@ -189,14 +189,18 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
       requireServer();
       List<GroupId> ids = new ArrayList<>(request.getGroupsCount());
       Map<GroupId, GetGroupRequest> asked = new HashMap<>();
+      RenewLeasesResponse.Builder b = RenewLeasesResponse.newBuilder();
       for (GetGroupRequest g : request.getGroupsList()) {
         GroupId id = Requests.groupId(g.getName(), g.getLeader());
-        ids.add(id);
-        asked.put(id, g);
+        try {
+          // keeping a group, and so its fenced rows, alive takes what making one takes: read and write on its table
+          authorizer.requireGroup(Set.of(id.leader()));
+          ids.add(id);
+          asked.put(id, g);
+        } catch (org.apache.hadoop.hbase.security.AccessDeniedException e) {
+          b.addAnswers(LeaseAnswerProto.newBuilder().setGroup(g).setOutcome(LeaseOutcomeProto.LEASE_DENIED));
+        }
       }
-      // keeping a group, and so its fenced rows, alive takes what making one takes: read and write on its table
-      authorizer.requireGroup(ids.stream().map(GroupId::leader).collect(java.util.stream.Collectors.toSet()));
-      RenewLeasesResponse.Builder b = RenewLeasesResponse.newBuilder();
       for (GroupLeases.Answer a : server.renewLeases(ids, request.hasHolder() ? request.getHolder() : null)) {
         LeaseAnswerProto.Builder answer = LeaseAnswerProto.newBuilder().setGroup(asked.get(a.id()))
             .setOutcome(LeaseOutcomeProto.valueOf("LEASE_" + a.outcome().name()));

@@ -90,6 +90,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final RegionLifecycle regions;
   private final GroupDeletes deletes;
   private final GroupLeases leases;
+  private final HeartbeatThread alertThread;
   private final Path walRoot;
   private final FileSystem walFs;
   private final RecoveryZnodes recoveryZnodes;
@@ -151,9 +152,11 @@ public final class GStoreServer implements GroupService, Closeable {
         host::syncHBaseWals, shipper.ledger(), wal::truncate, System::currentTimeMillis,
         config.recoveryRetainMillis(), config.recoveryZombieWindowMillis());
     this.alerts = new ThresholdAlerts(config.alertShippingLagMillis(), config.alertStalledMillis());
-    this.heartbeatThread = new HeartbeatThread(new ThresholdWatch(serverName.getServerName(), heartbeat,
-        shipper.ledger(), alerts, recoveryZnodes, System::currentTimeMillis), config.recoveryHeartbeatMillis(),
+    ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
+        recoveryZnodes, System::currentTimeMillis, this::longestReplayWaitMillis);
+    this.heartbeatThread = new HeartbeatThread(watch::beat, config.recoveryHeartbeatMillis(),
         threads("persistence"));
+    this.alertThread = new HeartbeatThread(watch::check, config.recoveryHeartbeatMillis(), threads("alerts"));
 
     ReleaseGate releaseGate = new ReleaseGate();
     DatagramOutbox outbox = new DatagramOutbox(releaseGate, peers, locator, transport);
@@ -211,6 +214,7 @@ public final class GStoreServer implements GroupService, Closeable {
           + " Run HBase with secure ZooKeeper in production (docs/operations.md, \"Limits and security\")");
     }
     heartbeatThread.start();
+    alertThread.start();
     LOG.info("G-Store peer {} listening on {}:{}", self, advertised, bound.getPort());
     runtime.start();
     leases.start(LEASE_CHECK_MILLIS);
@@ -335,6 +339,11 @@ public final class GStoreServer implements GroupService, Closeable {
     return alerts;
   }
 
+  /** How long the region waiting longest here for the replay of a dead server's WAL has waited (0: none). */
+  private long longestReplayWaitMillis(long now) {
+    return regions.longestReplayWaitMillis(now);
+  }
+
   /** The leases of the groups this server leads. */
   public GroupLeases leases() {
     return leases;
@@ -380,6 +389,7 @@ public final class GStoreServer implements GroupService, Closeable {
     leases.close();
     runtime.close();
     heartbeatThread.stop();
+    alertThread.stop();
     regions.close();
     deletes.close();
     writer.close();

@@ -50,10 +50,13 @@ import org.slf4j.LoggerFactory;
  * shifts one by as much, and a clock that steps forward by more than a lease expires leases early.
  *
  * <p>Only active groups are counted: a lease starts when this leader first sees its group active. An incarnation
- * whose lease lapsed is never renewed again, and its delete is retried at every check until it is gone. No lock is
- * held across I/O: renewals (RPC threads) and checks (this class's thread) meet through concurrent maps, each
- * writing its own mark before reading the other's, so a renewal answered {@code RENEWED} is never followed by an
- * expiry of the lease it renewed.
+ * whose lease lapsed is never renewed again, and its delete is retried at every check until it is gone. A server
+ * whose checks were held up (a pause) counts it as an outage: every group gets its two renewal rounds again.
+ *
+ * <p>No lock is held across I/O: renewals (RPC threads) and checks (this class's thread) share concurrent maps; a
+ * renewal marks its ask, and a check decides a lease lapsed, under one lock that covers no I/O, so a renewal
+ * answered {@code RENEWED} is never followed by an expiry of the lease it renewed here. A renewal of a group whose
+ * leader row moved while it was written is answered {@code NOT_HERE}: the next leader may have read the older expiry.
  */
 public final class GroupLeases implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupLeases.class);
@@ -100,6 +103,10 @@ public final class GroupLeases implements Closeable {
   private final Map<GroupRef, Long> servedSince = new ConcurrentHashMap<>();
   /** Incarnations whose lease lapsed: deleted until they are gone, never renewed. */
   private final Set<GroupRef> expiring = ConcurrentHashMap.newKeySet();
+  /** A gap between two checks that only a stall explains (they run every second). */
+  private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(5);
+  /** When the last check ran ({@code System.nanoTime()}: a pause shows in it, a clock step does not). */
+  private volatile long lastCheckNanos = System.nanoTime();
   /** Incarnations with a delete under way. */
   private final Set<GroupRef> deleting = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService thread;
@@ -128,35 +135,75 @@ public final class GroupLeases implements Closeable {
    * expires a lease from now, durably before this returns.
    */
   public List<Answer> renew(List<GroupId> ids, String holder) throws IOException {
-    Map<GroupId, GroupRecord> live = groups.live();
+    // led here before the engine is asked: a region becomes ready and loads its groups in one engine step, so a
+    // group of a region ready now is in the engine's answer
+    List<GroupId> here = ids.stream().filter(id -> leadsHere.test(id.leader())).toList();
+    Map<GroupId, GroupRecord> live = here.isEmpty() ? Map.of() : groups.live();
     long now = clock.getAsLong();
     Map<GroupId, Answer> answers = new LinkedHashMap<>();
     List<Lease> renewed = new ArrayList<>();
     for (GroupId id : ids) {
       GroupRecord record = live.get(id);
-      if (!leadsHere.test(id.leader())) {
+      if (!here.contains(id)) {
         answers.put(id, new Answer(id, Outcome.NOT_HERE, 0));
-      } else if (record == null || expiring.contains(record.group())) {
+      } else if (record == null) {
         answers.put(id, new Answer(id, Outcome.NO_GROUP, 0));
       } else if (record.leaseMillis() == 0) {
         answers.put(id, new Answer(id, Outcome.NO_LEASE, 0));
+      } else if (!markAsked(record.group(), now)) {
+        answers.put(id, new Answer(id, Outcome.NO_GROUP, 0)); // its lease lapsed: it is being deleted
       } else {
-        askedAt.put(id, now); // before reading expiring again below: see the class comment
         renewed.add(new Lease(record.group(), now + record.leaseMillis(), holder));
       }
     }
     if (!renewed.isEmpty()) {
       store.write(renewed);
       for (Lease lease : renewed) {
-        leases.put(lease.group().id(), lease);
-        boolean lapsed = expiring.contains(lease.group()); // an expiry that began while this renewal was written
-        answers.put(lease.group().id(), new Answer(lease.group().id(), lapsed ? Outcome.NO_GROUP : Outcome.RENEWED,
-            lapsed ? 0 : lease.expiresAt()));
+        GroupId id = lease.group().id();
+        leases.merge(id, lease, GroupLeases::later);
+        Outcome outcome;
+        if (!leadsHere.test(id.leader())) {
+          outcome = Outcome.NOT_HERE; // moved while it was written: its next leader may have read the older expiry
+        } else if (isExpiringNow(lease.group())) {
+          outcome = Outcome.NO_GROUP;
+        } else {
+          outcome = Outcome.RENEWED;
+        }
+        answers.put(id, new Answer(id, outcome, outcome == Outcome.RENEWED ? lease.expiresAt() : 0));
       }
     }
     List<Answer> ordered = new ArrayList<>(ids.size());
     ids.forEach(id -> ordered.add(answers.get(id)));
     return ordered;
+  }
+
+  /**
+   * Records that a client asked to renew {@code group} at {@code now}, unless its lease already lapsed here; the
+   * decision that a lease lapsed is taken under the same lock ({@link #decideLapsed}), so the two never cross.
+   */
+  private synchronized boolean markAsked(GroupRef group, long now) {
+    if (expiring.contains(group)) {
+      return false;
+    }
+    askedAt.merge(group.id(), now, Math::max);
+    return true;
+  }
+
+  private synchronized boolean isExpiringNow(GroupRef group) {
+    return expiring.contains(group);
+  }
+
+  /** Marks the group's lease lapsed if it still is, by every account; under the lock {@link #markAsked} takes. */
+  private synchronized boolean decideLapsed(GroupRecord record, long now) {
+    if (!lapsed(record, now)) {
+      return false;
+    }
+    expiring.add(record.group());
+    return true;
+  }
+
+  private static Lease later(Lease a, Lease b) {
+    return b.expiresAt() > a.expiresAt() ? b : a;
   }
 
   /** The lease of {@code id} as this server knows it, or null if it has none here (yet). */
@@ -165,7 +212,7 @@ public final class GroupLeases implements Closeable {
   }
 
   /** Whether the lease of {@code id} lapsed here: its group is being deleted. */
-  public boolean isExpiring(GroupId id) {
+  public synchronized boolean isExpiring(GroupId id) {
     return expiring.stream().anyMatch(g -> g.id().equals(id));
   }
 
@@ -200,6 +247,15 @@ public final class GroupLeases implements Closeable {
     askedAt.keySet().removeIf(id -> !leased.containsKey(id));
     servedSince.keySet().removeIf(group -> !isLeased(leased, group));
     expiring.removeIf(group -> !isLeased(live, group)); // deleted (or moved away): done here
+    long sinceLastCheck = System.nanoTime() - lastCheckNanos;
+    lastCheckNanos = System.nanoTime();
+    if (sinceLastCheck > STALL_NANOS) {
+      // this server stalled (a pause, a stuck engine): its clients' renewals may have waited in its queue, so it
+      // counts as an outage, and every group gets its two renewal rounds again
+      LOG.info("G-Store's lease checks were held up {} ms; every leased group gets two renewal rounds from now",
+          TimeUnit.NANOSECONDS.toMillis(sinceLastCheck));
+      servedSince.replaceAll((group, since) -> now);
+    }
     leased.values().forEach(r -> servedSince.putIfAbsent(r.group(), now));
     learn(leased);
 
@@ -212,13 +268,9 @@ public final class GroupLeases implements Closeable {
     if (!lapsed.isEmpty()) {
       List<GroupRef> refs = new ArrayList<>();
       lapsed.forEach(r -> refs.add(r.group()));
-      store.leases(refs).forEach((group, durable) -> leases.merge(group.id(), durable,
-          (mine, theirs) -> theirs.expiresAt() > mine.expiresAt() ? theirs : mine));
+      store.leases(refs).forEach((group, durable) -> leases.merge(group.id(), durable, GroupLeases::later));
       for (GroupRecord record : lapsed) {
-        expiring.add(record.group());
-        if (!lapsed(record, clock.getAsLong())) { // renewed meanwhile (its mark came first): keep it
-          expiring.remove(record.group());
-        }
+        decideLapsed(record, clock.getAsLong()); // not if renewed meanwhile
       }
     }
     for (GroupRef group : expiring) {
@@ -288,12 +340,15 @@ public final class GroupLeases implements Closeable {
       return;
     }
     deleted.whenComplete((reply, failure) -> {
-      if (failure == null && reply.outcome() == Reply.Outcome.DELETED) {
-        metrics.leaseExpired();
-      } else if (failure != null) {
-        LOG.warn("G-Store's delete of group {}, whose lease lapsed, failed; retrying", id, failure);
+      try {
+        if (failure == null && reply != null && reply.outcome() == Reply.Outcome.DELETED) {
+          metrics.leaseExpired();
+        } else if (failure != null) {
+          LOG.warn("G-Store's delete of group {}, whose lease lapsed, failed; retrying", id, failure);
+        }
+      } finally {
+        deleting.remove(record.group()); // the next check retries it unless the group is gone
       }
-      deleting.remove(record.group());
     });
   }
 

@@ -8,8 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the persistence heartbeat (and the alert check after it) every period on a thread of its own, from
- * {@link #start()} to {@link #stop()}.
+ * Runs a periodic task of the server (the persistence heartbeat, the alert check) every period on a thread of its
+ * own, from {@link #start()} to {@link #stop()}, whatever a run throws.
  */
 final class HeartbeatThread {
   private static final Logger LOG = LoggerFactory.getLogger(HeartbeatThread.class);
@@ -33,7 +33,7 @@ final class HeartbeatThread {
     try {
       heartbeat.run();
     } catch (Throwable e) { // NOPMD: see above
-      LOG.error("G-Store persistence heartbeat failed unexpectedly; the next one runs as planned", e);
+      LOG.error("G-Store periodic task failed unexpectedly; the next run goes as planned", e);
     }
   }
 

@@ -66,6 +66,8 @@ final class RegionLifecycle implements Closeable {
   /** Runs recovery passes, one region's at a time; a region that must wait is tried again later, not held. */
   private final ScheduledExecutorService recoveryThread;
   private volatile boolean closed;
+  /** Regions waiting for the replay of a dead server's WAL, and since when (for the REPLAY_BLOCKED alert). */
+  private final java.util.Map<String, Long> replayWaits = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param serverStopping whether the region server stops as a whole (every region closes, none reopens here)
@@ -138,6 +140,7 @@ final class RegionLifecycle implements Closeable {
   private void serveAfterRecovery(Region region, long backoff) {
     RegionInfo info = region.getRegionInfo();
     if (!isOpen(info)) {
+      replayWaits.remove(info.getEncodedName());
       return;
     }
     StateTables.Loaded state;
@@ -154,6 +157,7 @@ final class RegionLifecycle implements Closeable {
         LOG.warn("G-Store cannot replay the WAL of dead servers yet ({}); {} waits for it", e.toString(),
             info.getRegionNameAsString());
       }
+      replayWaits.putIfAbsent(info.getEncodedName(), System.currentTimeMillis());
       try {
         recoveryThread.schedule(() -> serveAfterRecovery(region, Backoff.next(backoff)), backoff,
             TimeUnit.MILLISECONDS);
@@ -162,6 +166,7 @@ final class RegionLifecycle implements Closeable {
       }
       return;
     }
+    replayWaits.remove(info.getEncodedName());
     runtime.input(engine -> {
       if (!phases.isOpen(info.getEncodedName())) {
         return Step.NOTHING; // closed while loading
@@ -187,6 +192,7 @@ final class RegionLifecycle implements Closeable {
    *     it while this server lives, and skip its WAL)
    */
   void closing(RegionInfo info) throws java.io.IOException {
+    replayWaits.remove(info.getEncodedName()); // its next host waits for the replay, if anyone must
     if (crashed.getAsBoolean() || !phases.closing(info.getEncodedName())) {
       return; // a crashed server drains nothing: what it did not ship is in its WAL
     }
@@ -223,6 +229,11 @@ final class RegionLifecycle implements Closeable {
     }
     fatal.accept(why, e);
     throw new java.io.IOException("G-Store: " + why + "; the region server aborts", e);
+  }
+
+  /** How long the region waiting longest for the replay of a dead server's WAL has waited (0: none waits). */
+  long longestReplayWaitMillis(long now) {
+    return replayWaits.values().stream().mapToLong(since -> Math.max(0, now - since)).max().orElse(0);
   }
 
   @Override

@@ -50,6 +50,9 @@ class GroupLeasesTest {
   private final Map<GroupRef, Long> durable = new HashMap<>();
   private final Map<GroupRef, String> holders = new HashMap<>();
   private final AtomicBoolean storeDown = new AtomicBoolean();
+  /** Whether the leased group's leader row moves away while its lease is written. */
+  private final AtomicBoolean moveOnWrite = new AtomicBoolean();
+  private final AtomicBoolean moved = new AtomicBoolean();
   private final List<ClientRequest.Delete> deletes = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final CompletableFuture<Reply> deleted = new CompletableFuture<>();
   private final GroupLeases.Store store = new GroupLeases.Store() {
@@ -68,6 +71,7 @@ class GroupLeasesTest {
     @Override
     public void write(Collection<GroupLeases.Lease> leases) throws IOException {
       failIfDown();
+      moved.compareAndSet(false, moveOnWrite.get());
       leases.forEach(l -> {
         durable.put(l.group(), l.expiresAt());
         holders.put(l.group(), l.holder());
@@ -81,7 +85,8 @@ class GroupLeasesTest {
   }
 
   private GroupLeases leader() {
-    return new GroupLeases(() -> Map.copyOf(live), k -> !k.equals(ELSEWHERE.leader()), store, d -> {
+    return new GroupLeases(() -> Map.copyOf(live),
+        k -> !k.equals(ELSEWHERE.leader()) && !(moved.get() && k.equals(LEASED.leader())), store, d -> {
       deletes.add(d);
       return deleted;
     }, new GStoreMetrics(MetricRegistries.global().create(new MetricRegistryInfo("lease-test", "t", "t", "t",
@@ -158,6 +163,13 @@ class GroupLeasesTest {
     leases.check();
     assertThat(leases.isExpiring(LEASED)).isFalse();
     assertThat(leases.expiresAt(LEASED)).isEqualTo(clock.get() + LEASE);
+  }
+
+  @Test
+  void aRenewalWhoseGroupMovedWhileItWasWrittenIsNotAnsweredRenewed() throws Exception {
+    moveOnWrite.set(true); // the next leader may already have read the older expiry
+    assertThat(leader().renew(List.of(LEASED), HOLDER)).extracting(GroupLeases.Answer::outcome)
+        .containsExactly(GroupLeases.Outcome.NOT_HERE);
   }
 
   @Test

@@ -35,6 +35,8 @@ import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
 import org.gstore.common.RowGroupedException;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
 import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
 import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
@@ -331,6 +333,55 @@ class CrashRecoveryIT {
       assertThat(Accounts.balance(table.get(new Get(rows.get(1))))).as("each returned transfer applied once")
           .isEqualTo(counts.returned());
       assertThat(Accounts.balance(table.get(new Get(rows.get(0))))).isEqualTo(1_000_000 - counts.returned());
+    }
+    cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer(); // back to three for the next test
+  }
+
+  /**
+   * A lease outlives its leader's crash with the expiry the dead leader made durable: the next leader neither
+   * starts it again (which would lengthen it) nor takes it as lapsed on an empty clock (which would shorten it), and
+   * deletes the group once that expiry passes, within one renewal interval (a third of the lease).
+   */
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void aLeaderCrashDuringALeaseNeitherShortensNorLengthensIt() throws Exception {
+    List<byte[]> rows = TestRows.rows(500, 2);
+    openAccounts(rows);
+    Duration lease = Duration.ofSeconds(30);
+    GroupId id = new GroupId("leased-through-a-crash", Key.of(BANK.getNameAsString(), rows.get(0)));
+    ServerName first = TestRegions.hostOf(cluster, BANK, rows.get(0));
+    try (GStoreClient departing = GStoreClient.create(cluster.getConfiguration())) {
+      KeyGroup g = departing.createGroup(GroupSpec.builder().id(id.name()).leader(BANK, rows.get(0))
+          .member(BANK, rows.get(1)).lease(lease).build());
+      transfer(g, rows.get(0), rows.get(1), 25);
+    } // gone without deleting it: nobody renews the lease from now on
+    Awaitility.await().atMost(Duration.ofSeconds(5))
+        .until(() -> GStoreServers.on(first).leases().expiresAt(id) != null);
+    long expiresAt = GStoreServers.on(first).leases().expiresAt(id);
+
+    cluster.crashRegionServer(TestRegions.serverIndex(cluster, first));
+    AtomicReference<ServerName> next = new AtomicReference<>();
+    Awaitility.await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
+        .ignoreExceptions().until(() -> {
+          next.set(TestRegions.hostOf(cluster, BANK, rows.get(0)));
+          return !next.get().equals(first) && GStoreServers.on(next.get()).leases().expiresAt(id) != null;
+        });
+    assertThat(GStoreServers.on(next.get()).leases().expiresAt(id))
+        .as("the expiry the dead leader made durable").isEqualTo(expiresAt);
+
+    try (Table table = cluster.getConnection().getTable(BANK)) {
+      Awaitility.await().atMost(lease.plusSeconds(30)).pollInterval(Duration.ofMillis(200))
+          .ignoreException(RowGroupedException.class).until(() -> {
+            table.put(new Put(rows.get(1)).addColumn(Accounts.CF, Bytes.toBytes("probe"), Bytes.toBytes(1L)));
+            return true;
+          });
+      long releasedAt = System.currentTimeMillis();
+      assertThat(releasedAt).as("not before the lease lapsed").isGreaterThanOrEqualTo(expiresAt);
+      assertThat(releasedAt - expiresAt).as("released within one renewal interval of the expiry")
+          .isLessThanOrEqualTo(lease.toMillis() / 3);
+      assertThat(Accounts.balance(table.get(new Get(rows.get(0))))).as("the commit before the crash is in HBase")
+          .isEqualTo(OPENING_BALANCE - 25);
+      assertThat(Accounts.balance(table.get(new Get(rows.get(1))))).isEqualTo(OPENING_BALANCE + 25);
     }
     cluster.getTestingUtility().getMiniHBaseCluster().startRegionServer(); // back to three for the next test
   }

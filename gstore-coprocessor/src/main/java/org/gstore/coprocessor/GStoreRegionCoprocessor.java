@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
+import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
@@ -27,6 +29,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
+import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.util.Pair;
 import org.gstore.common.RowGroupedException;
 import org.gstore.common.protocol.GroupRef;
@@ -144,15 +147,40 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   }
 
   /**
-   * Refuses the region's part of a batch if any of its writes is refused. Per-operation statuses would spare the
-   * other writes, but HBase reports such a status as success on its atomic paths (mutateRow, atomic region actions,
-   * MultiRowMutationEndpoint): a refused write would look applied. Not until those paths are told apart.
+   * Fences a batch per operation where HBase honours that ({@link BatchKind}): in a batch another service sends
+   * ({@code Table.batch}, {@code put(List)}, a {@code BufferedMutator}), only the writes to grouped rows fail, each
+   * with a {@code DoNotRetryIOException} whose message names {@link RowGroupedException} and the group (or a
+   * retryable {@code RegionTooBusyException} while the region's fence loads), and the other writes are applied.
+   * Any other batch, or one whose every write is refused, fails as a whole with the first refusal: nothing of it
+   * is written.
    */
   @Override
   public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c,
       MiniBatchOperationInProgress<Mutation> batch) throws IOException {
+    if (server == null) {
+      return;
+    }
+    IOException[] refusals = new IOException[batch.size()];
+    IOException first = null;
+    int refused = 0;
     for (int i = 0; i < batch.size(); i++) {
-      checkWrite(batch.getOperation(i));
+      refusals[i] = server.writeFence().refusal(env.getRegionInfo(), batch.getOperation(i));
+      if (refusals[i] != null) {
+        first = first == null ? refusals[i] : first;
+        refused++;
+      }
+    }
+    if (refused == 0) {
+      return;
+    }
+    if (refused == batch.size() || !BatchKind.perOperationStatusHonoured()) {
+      throw first;
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      if (refusals[i] != null) {
+        batch.setOperationStatus(i, new OperationStatus(refusals[i] instanceof RegionTooBusyException
+            ? OperationStatusCode.STORE_TOO_BUSY : OperationStatusCode.FAILURE, refusals[i]));
+      }
     }
   }
 

@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Delete;
@@ -18,6 +20,12 @@ import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.coprocessor.MultiRowMutationEndpoint;
+import org.apache.hadoop.hbase.protobuf.ProtobufUtil;
+import org.apache.hadoop.hbase.protobuf.generated.ClientProtos.MutationProto.MutationType;
+import org.apache.hadoop.hbase.protobuf.generated.MultiRowMutationProtos.MultiRowMutationService;
+import org.apache.hadoop.hbase.protobuf.generated.MultiRowMutationProtos.MutateRowsRequest;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
@@ -123,6 +131,54 @@ class FencingIT {
         tokens.sign(owner, key)))).as("a deleted group's shipper cannot write a row that moved on")
         .satisfies(e -> assertThat(groupedCause(e)).isNotNull());
     other.delete();
+  }
+
+  @Test
+  void aBatchTouchingOneGroupedRowWritesTheOtherRowsAndFailsOnlyThatOne() throws Exception {
+    List<byte[]> rows = IntStream.range(0, 10).mapToObj(i -> TestRows.row(300 + 10 * i)).toList(); // one region
+    byte[] grouped = rows.get(4);
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("batch").members(ACCOUNTS, List.of(grouped)).build());
+    List<Put> puts = rows.stream().map(r -> new Put(r).addColumn(CF, Q, Bytes.toBytes(42L))).toList();
+
+    assertThatThrownBy(() -> table.put(puts)).isInstanceOfSatisfying(RetriesExhaustedWithDetailsException.class,
+        e -> {
+          assertThat(e.getNumExceptions()).as("only the grouped row's write fails").isEqualTo(1);
+          assertThat(e.getRow(0).getRow()).isEqualTo(grouped);
+          assertThat(groupedCause(e)).as(e.getCause(0).toString()).isNotNull();
+        });
+    for (byte[] row : rows) {
+      assertThat(table.get(new Get(row)).isEmpty()).as(Bytes.toString(row)).isEqualTo(row == grouped);
+    }
+    g.delete();
+  }
+
+  /**
+   * An atomic write of several rows (here through HBase's {@code MultiRowMutationEndpoint}) that touches a grouped
+   * row is refused whole: HBase would report a per-operation refusal on this path as applied.
+   */
+  @Test
+  void anAtomicWriteOfSeveralRowsTouchingAGroupedRowWritesNone(GStoreMiniCluster cluster) throws Exception {
+    TableName name = TableName.valueOf("fencing_atomic");
+    byte[] free = TestRows.row(1);
+    byte[] grouped = TestRows.row(2);
+    try (Table atomic = cluster.createTable(name, new byte[][] {CF}, null);
+        Admin admin = cluster.getConnection().getAdmin()) {
+      admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(name))
+          .setCoprocessor(MultiRowMutationEndpoint.class.getName()).build());
+      KeyGroup g = client.createGroup(GroupSpec.builder().id("atomic").members(name, List.of(grouped)).build());
+      MutateRowsRequest both = MutateRowsRequest.newBuilder()
+          .addMutationRequest(ProtobufUtil.toMutation(MutationType.PUT,
+              new Put(free).addColumn(CF, Q, Bytes.toBytes(1L))))
+          .addMutationRequest(ProtobufUtil.toMutation(MutationType.PUT,
+              new Put(grouped).addColumn(CF, Q, Bytes.toBytes(2L))))
+          .build();
+
+      assertThatThrownBy(() -> MultiRowMutationService.newBlockingStub(atomic.coprocessorService(free))
+          .mutateRows(null, both)).satisfies(e -> assertThat(groupedCause(e)).as(e.toString()).isNotNull());
+      assertThat(atomic.get(new Get(free)).isEmpty()).as("all or nothing: the free row is not written").isTrue();
+      assertThat(atomic.get(new Get(grouped)).isEmpty()).isTrue();
+      g.delete();
+    }
   }
 
   private static GroupRef refOf(GStoreMiniCluster cluster, String name) {

@@ -15,8 +15,11 @@ import org.apache.hadoop.hbase.shaded.protobuf.generated.ClientProtos.RegionActi
  * refused by throwing, which fails the whole batch.
  *
  * <p>The hook does not learn which path called it, so this reads the request being served: only a {@code multi}
- * request none of whose region actions is atomic or conditional counts. Anything else (another request, a call
- * made by the server itself, a multi mixing atomic and plain actions) counts as atomic: the safe side.
+ * request none of whose region actions is atomic or conditional, and none of whose actions calls an endpoint,
+ * counts. Anything else counts as atomic, the safe side: another request, a call made by the server itself, a
+ * multi mixing atomic and plain actions, and a multi carrying an endpoint call ({@code
+ * Table.batchCoprocessorService}), since the endpoint runs inside the plain path and may write atomically
+ * ({@code MultiRowMutationEndpoint}), ignoring every status.
  */
 final class BatchKind {
   private BatchKind() {}
@@ -28,7 +31,8 @@ final class BatchKind {
       return false;
     }
     for (RegionAction action : multi.getRegionActionList()) {
-      if (action.getAtomic() || action.hasCondition()) {
+      if (action.getAtomic() || action.hasCondition()
+          || action.getActionList().stream().anyMatch(a -> a.hasServiceCall())) {
         return false;
       }
     }

@@ -151,8 +151,9 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
    * ({@code Table.batch}, {@code put(List)}, a {@code BufferedMutator}), only the writes to grouped rows fail, each
    * with a {@code DoNotRetryIOException} whose message names {@link RowGroupedException} and the group (or a
    * retryable {@code RegionTooBusyException} while the region's fence loads), and the other writes are applied.
-   * Any other batch, or one whose every write is refused, fails as a whole with the first refusal: nothing of it
-   * is written.
+   * Such a batch never fails by a throw, even when every write of this part of it is refused: HBase cuts a large
+   * batch into mini-batches, and a throw would fail the writes of the earlier ones, already applied, and leave the
+   * later ones untried. Any other batch fails as a whole with the first refusal: nothing of it is written.
    */
   @Override
   public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c,
@@ -162,18 +163,14 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
     }
     IOException[] refusals = new IOException[batch.size()];
     IOException first = null;
-    int refused = 0;
     for (int i = 0; i < batch.size(); i++) {
       refusals[i] = server.writeFence().refusal(env.getRegionInfo(), batch.getOperation(i));
-      if (refusals[i] != null) {
-        first = first == null ? refusals[i] : first;
-        refused++;
-      }
+      first = first == null ? refusals[i] : first;
     }
-    if (refused == 0) {
+    if (first == null) {
       return;
     }
-    if (refused == batch.size() || !BatchKind.perOperationStatusHonoured()) {
+    if (!BatchKind.perOperationStatusHonoured()) {
       throw first;
     }
     for (int i = 0; i < batch.size(); i++) {

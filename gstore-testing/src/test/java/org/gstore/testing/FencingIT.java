@@ -26,6 +26,7 @@ import org.apache.hadoop.hbase.protobuf.ProtobufUtil;
 import org.apache.hadoop.hbase.protobuf.generated.ClientProtos.MutationProto.MutationType;
 import org.apache.hadoop.hbase.protobuf.generated.MultiRowMutationProtos.MultiRowMutationService;
 import org.apache.hadoop.hbase.protobuf.generated.MultiRowMutationProtos.MutateRowsRequest;
+import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
@@ -52,12 +53,20 @@ class FencingIT {
   private static GStoreClient client;
   private static Table table;
   private static OwnerToken tokens;
+  /** One region, HBase's MultiRowMutationEndpoint, and mini-batches of two writes. */
+  private static final TableName PATHS = TableName.valueOf("fencing_paths");
 
   @BeforeAll
   static void setUp(GStoreMiniCluster cluster) throws Exception {
     table = cluster.createTable(ACCOUNTS, new byte[][] {CF}, TestRows.splits(3));
     client = GStoreClient.create(cluster.getConnection());
     tokens = new OwnerToken(cluster.clusterSecret());
+    cluster.createTable(PATHS, new byte[][] {CF}, null).close();
+    try (Admin admin = cluster.getConnection().getAdmin()) {
+      admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(PATHS))
+          .setCoprocessor(MultiRowMutationEndpoint.class.getName())
+          .setValue(HRegion.HBASE_REGIONSERVER_MINIBATCH_SIZE, "2").build());
+    }
   }
 
   @AfterAll
@@ -153,32 +162,54 @@ class FencingIT {
   }
 
   /**
-   * An atomic write of several rows (here through HBase's {@code MultiRowMutationEndpoint}) that touches a grouped
-   * row is refused whole: HBase would report a per-operation refusal on this path as applied.
+   * A plain batch that HBase cuts into mini-batches (two writes each on this table) fails exactly its grouped
+   * writes, whichever mini-batches they fall in: none that is wholly refused fails the writes of the others, applied
+   * before it or not yet tried.
+   */
+  @Test
+  void aBatchCutIntoMiniBatchesFailsExactlyItsGroupedWrites(GStoreMiniCluster cluster) throws Exception {
+    List<byte[]> rows = IntStream.range(0, 6).mapToObj(i -> TestRows.row(10 * i)).toList(); // in row order
+    List<byte[]> grouped = List.of(rows.get(0), rows.get(1), rows.get(4), rows.get(5));
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("minibatches").members(PATHS, grouped).build());
+    List<Put> puts = rows.stream().map(r -> new Put(r).addColumn(CF, Q, Bytes.toBytes(42L))).toList();
+    try (Table paths = cluster.getConnection().getTable(PATHS)) {
+      assertThatThrownBy(() -> paths.put(puts)).isInstanceOfSatisfying(RetriesExhaustedWithDetailsException.class,
+          e -> {
+            assertThat(IntStream.range(0, e.getNumExceptions()).mapToObj(i -> Bytes.toString(e.getRow(i).getRow())))
+                .as("the grouped rows' writes fail, and only they").containsExactlyInAnyOrderElementsOf(
+                    grouped.stream().map(Bytes::toString).toList());
+            assertThat(e.getCauses()).allSatisfy(cause -> assertThat(RowGroupedException.is(cause)).isTrue());
+          });
+      for (byte[] row : rows) {
+        assertThat(paths.get(new Get(row)).isEmpty()).as(Bytes.toString(row)).isEqualTo(grouped.contains(row));
+      }
+    }
+    g.delete();
+  }
+
+  /**
+   * An atomic write of several rows (HBase's {@code MultiRowMutationEndpoint}) that touches a grouped row is
+   * refused whole: HBase would report a per-operation refusal on this path as applied. (The same call inside a
+   * batch, {@code Table.batchCoprocessorService}, is refused whole too, by {@code BatchKind}; HBase 2.6's client
+   * cannot make that call to this endpoint, since it names the service differently from how regions register it.)
    */
   @Test
   void anAtomicWriteOfSeveralRowsTouchingAGroupedRowWritesNone(GStoreMiniCluster cluster) throws Exception {
-    TableName name = TableName.valueOf("fencing_atomic");
-    byte[] free = TestRows.row(1);
-    byte[] grouped = TestRows.row(2);
-    try (Table atomic = cluster.createTable(name, new byte[][] {CF}, null);
-        Admin admin = cluster.getConnection().getAdmin()) {
-      admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(name))
-          .setCoprocessor(MultiRowMutationEndpoint.class.getName()).build());
-      KeyGroup g = client.createGroup(GroupSpec.builder().id("atomic").members(name, List.of(grouped)).build());
-      MutateRowsRequest both = MutateRowsRequest.newBuilder()
-          .addMutationRequest(ProtobufUtil.toMutation(MutationType.PUT,
-              new Put(free).addColumn(CF, Q, Bytes.toBytes(1L))))
-          .addMutationRequest(ProtobufUtil.toMutation(MutationType.PUT,
-              new Put(grouped).addColumn(CF, Q, Bytes.toBytes(2L))))
-          .build();
-
-      assertThatThrownBy(() -> MultiRowMutationService.newBlockingStub(atomic.coprocessorService(free))
+    byte[] free = TestRows.row(70);
+    byte[] grouped = TestRows.row(80);
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("atomic").members(PATHS, List.of(grouped)).build());
+    MutateRowsRequest both = MutateRowsRequest.newBuilder()
+        .addMutationRequest(ProtobufUtil.toMutation(MutationType.PUT, new Put(free).addColumn(CF, Q, Bytes.toBytes(1L))))
+        .addMutationRequest(ProtobufUtil.toMutation(MutationType.PUT,
+            new Put(grouped).addColumn(CF, Q, Bytes.toBytes(2L))))
+        .build();
+    try (Table paths = cluster.getConnection().getTable(PATHS)) {
+      assertThatThrownBy(() -> MultiRowMutationService.newBlockingStub(paths.coprocessorService(free))
           .mutateRows(null, both)).satisfies(e -> assertThat(groupedCause(e)).as(e.toString()).isNotNull());
-      assertThat(atomic.get(new Get(free)).isEmpty()).as("all or nothing: the free row is not written").isTrue();
-      assertThat(atomic.get(new Get(grouped)).isEmpty()).isTrue();
-      g.delete();
+      assertThat(paths.get(new Get(free)).isEmpty()).as("all or nothing: the free row is not written").isTrue();
+      assertThat(paths.get(new Get(grouped)).isEmpty()).isTrue();
     }
+    g.delete();
   }
 
   private static GroupRef refOf(GStoreMiniCluster cluster, String name) {

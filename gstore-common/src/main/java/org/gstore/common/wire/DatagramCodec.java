@@ -35,7 +35,8 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.UidProto;
 /**
  * Turns a {@link Datagram} into bytes and back. Frame: magic {@code "GS"}, one version byte, the protobuf body
  * ({@code DatagramProto}), and an HMAC-SHA256 over all of that keyed with the datagram key derived from the cluster
- * secret ({@link ClusterKeys}).
+ * secret ({@link ClusterKeys}). While the cluster secret is rotated, a second, accepted secret authenticates
+ * datagrams too; datagrams are always sent under the cluster secret.
  *
  * <p>Each datagram carries its sender's clock; a receiver drops, as {@link Reason#STALE}, an authentic datagram
  * sent more than the freshness window before or after its own clock. That bounds how long a captured datagram can
@@ -55,10 +56,13 @@ public final class DatagramCodec {
   public static final long DEFAULT_FRESHNESS_MILLIS = 60_000;
 
   private final SecretKeySpec secret;
+  /** The datagram key derived from the accepted secret; null outside a rotation. */
+  private final SecretKeySpec accepted;
   private final int maxBytes;
   private final long freshnessMillis;
   private final LongSupplier clock;
   private final ThreadLocal<Mac> macs;
+  private final ThreadLocal<Mac> acceptedMacs;
 
   /** A codec with the default freshness window and the system clock. */
   public DatagramCodec(byte[] secret, int maxBytes) {
@@ -72,17 +76,29 @@ public final class DatagramCodec {
    * @param clock milliseconds, as every peer's clock (HBase keeps region servers' clocks close)
    */
   public DatagramCodec(byte[] secret, int maxBytes, long freshnessMillis, LongSupplier clock) {
-    if (secret == null || secret.length < 16) {
+    this(secret, null, maxBytes, freshnessMillis, clock);
+  }
+
+  /**
+   * A codec that also accepts datagrams authenticated with {@code acceptedSecret} (null: none), as while the cluster
+   * secret is rotated; it sends under {@code secret} only.
+   */
+  public DatagramCodec(byte[] secret, byte[] acceptedSecret, int maxBytes, long freshnessMillis,
+      LongSupplier clock) {
+    if (secret == null || secret.length < 16 || acceptedSecret != null && acceptedSecret.length < 16) {
       throw new IllegalArgumentException("the cluster secret must have at least 16 bytes");
     }
     if (maxBytes < HEADER + MAC_LENGTH + 16) {
       throw new IllegalArgumentException("maximum datagram size too small: " + maxBytes);
     }
     this.secret = new SecretKeySpec(ClusterKeys.derive(secret, ClusterKeys.DATAGRAMS), MAC_ALGORITHM);
+    this.accepted = acceptedSecret == null ? null
+        : new SecretKeySpec(ClusterKeys.derive(acceptedSecret, ClusterKeys.DATAGRAMS), MAC_ALGORITHM);
     this.maxBytes = maxBytes;
     this.freshnessMillis = freshnessMillis;
     this.clock = clock;
-    this.macs = ThreadLocal.withInitial(this::newMac);
+    this.macs = ThreadLocal.withInitial(() -> newMac(this.secret));
+    this.acceptedMacs = ThreadLocal.withInitial(() -> accepted == null ? null : newMac(accepted));
   }
 
   /**
@@ -150,12 +166,10 @@ public final class DatagramCodec {
     if (length < HEADER + MAC_LENGTH || bytes[offset] != MAGIC[0] || bytes[offset + 1] != MAGIC[1]) {
       throw new DatagramRejectedException(Reason.MALFORMED, "not a G-Store datagram");
     }
-    Mac mac = macs.get();
-    mac.update(bytes, offset, length - MAC_LENGTH);
-    byte[] expected = mac.doFinal();
     byte[] actual = new byte[MAC_LENGTH];
     System.arraycopy(bytes, offset + length - MAC_LENGTH, actual, 0, MAC_LENGTH);
-    if (!MessageDigest.isEqual(expected, actual)) {
+    if (!authentic(macs.get(), bytes, offset, length, actual)
+        && !authentic(acceptedMacs.get(), bytes, offset, length, actual)) {
       throw new DatagramRejectedException(Reason.UNAUTHENTICATED, "HMAC mismatch");
     }
     int version = bytes[offset + MAGIC.length] & 0xff;
@@ -266,10 +280,19 @@ public final class DatagramCodec {
     return new GroupRef(new GroupId(g.getName(), fromProto(g.getLeader())), fromProto(g.getEpoch()));
   }
 
-  private Mac newMac() {
+  /** Whether {@code mac} (null: no such key) authenticates the frame as ending in {@code actual}. */
+  private static boolean authentic(Mac mac, byte[] bytes, int offset, int length, byte[] actual) {
+    if (mac == null) {
+      return false;
+    }
+    mac.update(bytes, offset, length - MAC_LENGTH);
+    return MessageDigest.isEqual(mac.doFinal(), actual);
+  }
+
+  private static Mac newMac(SecretKeySpec key) {
     try {
       Mac mac = Mac.getInstance(MAC_ALGORITHM);
-      mac.init(secret);
+      mac.init(key);
       return mac;
     } catch (NoSuchAlgorithmException | InvalidKeyException e) {
       throw new IllegalStateException("HMAC-SHA256 unavailable", e);

@@ -18,7 +18,8 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.GroupRefProto;
  * ({@link #ATTRIBUTE}); the fencing observer lets a write through only if the token verifies and names the group
  * the row belongs to. The key is derived from the cluster secret for this use only ({@link ClusterKeys}). A plain
  * client, without the secret, cannot make one, and a token for one row does not open
- * another. Thread-safe.
+ * another. During a rotation of the cluster secret a second, accepted secret verifies tokens too; tokens are
+ * always signed with the cluster secret. Thread-safe.
  */
 public final class OwnerToken {
   /** The mutation attribute that carries the token. */
@@ -26,24 +27,41 @@ public final class OwnerToken {
   private static final String ALGORITHM = "HmacSHA256";
   private static final int MAC_LENGTH = 32;
 
-  private final ThreadLocal<Mac> macs;
+  /** The signing key's MAC first, then the accepted key's, if any. */
+  private final ThreadLocal<Mac[]> macs;
 
   /** Tokens keyed with the owner-token key derived from the cluster secret ({@link ClusterKeys}). */
   public OwnerToken(byte[] clusterSecret) {
-    this(new SecretKeySpec(ClusterKeys.derive(clusterSecret, ClusterKeys.OWNER_TOKENS), ALGORITHM));
+    this(clusterSecret, null);
+  }
+
+  /**
+   * Tokens signed with the key derived from {@code clusterSecret}, and verified with it or with the one derived from
+   * {@code acceptedSecret} (null: none), as while the cluster secret is rotated.
+   */
+  public OwnerToken(byte[] clusterSecret, byte[] acceptedSecret) {
+    this(acceptedSecret == null ? new SecretKeySpec[] {ownerKey(clusterSecret)}
+        : new SecretKeySpec[] {ownerKey(clusterSecret), ownerKey(acceptedSecret)});
   }
 
   /** Tokens keyed with {@code key} as it is, for tests that must forge with a wrong key. */
   static OwnerToken withKey(byte[] key) {
-    return new OwnerToken(new SecretKeySpec(key.clone(), ALGORITHM));
+    return new OwnerToken(new SecretKeySpec[] {new SecretKeySpec(key.clone(), ALGORITHM)});
   }
 
-  private OwnerToken(SecretKeySpec key) {
+  private static SecretKeySpec ownerKey(byte[] secret) {
+    return new SecretKeySpec(ClusterKeys.derive(secret, ClusterKeys.OWNER_TOKENS), ALGORITHM);
+  }
+
+  private OwnerToken(SecretKeySpec[] keys) {
     this.macs = ThreadLocal.withInitial(() -> {
       try {
-        Mac mac = Mac.getInstance(ALGORITHM);
-        mac.init(key);
-        return mac;
+        Mac[] macs = new Mac[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+          macs[i] = Mac.getInstance(ALGORITHM);
+          macs[i].init(keys[i]);
+        }
+        return macs;
       } catch (GeneralSecurityException e) {
         throw new IllegalStateException("HMAC-SHA256 unavailable", e);
       }
@@ -53,7 +71,7 @@ public final class OwnerToken {
   /** A token for writing {@code row} on behalf of {@code group}. */
   public byte[] sign(GroupRef group, Key row) {
     byte[] body = DatagramCodec.toProto(group).toByteArray();
-    byte[] mac = mac(body, row);
+    byte[] mac = mac(macs.get()[0], body, row);
     byte[] token = new byte[body.length + MAC_LENGTH];
     System.arraycopy(body, 0, token, 0, body.length);
     System.arraycopy(mac, 0, token, body.length, MAC_LENGTH);
@@ -69,7 +87,7 @@ public final class OwnerToken {
     System.arraycopy(token, 0, body, 0, body.length);
     byte[] mac = new byte[MAC_LENGTH];
     System.arraycopy(token, body.length, mac, 0, MAC_LENGTH);
-    if (!MessageDigest.isEqual(mac, mac(body, row))) {
+    if (!verifiesWithAnyKey(mac, body, row)) {
       return null;
     }
     try {
@@ -79,8 +97,16 @@ public final class OwnerToken {
     }
   }
 
-  private byte[] mac(byte[] body, Key row) {
-    Mac mac = macs.get();
+  private boolean verifiesWithAnyKey(byte[] mac, byte[] body, Key row) {
+    for (Mac key : macs.get()) {
+      if (MessageDigest.isEqual(mac, mac(key, body, row))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static byte[] mac(Mac mac, byte[] body, Key row) {
     mac.update(row.table().getBytes(StandardCharsets.UTF_8));
     mac.update((byte) 0);
     byte[] r = row.row();

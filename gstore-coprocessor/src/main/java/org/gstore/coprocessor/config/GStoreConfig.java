@@ -21,6 +21,7 @@ import org.gstore.common.wire.DatagramCodec;
  */
 public record GStoreConfig(
     byte[] clusterSecret,
+    byte[] acceptedSecret,
     String udpBindAddress,
     int udpPort,
     int udpPortLast,
@@ -53,6 +54,13 @@ public record GStoreConfig(
   public static final String REGION_COPROCESSOR = "org.gstore.coprocessor.GStoreRegionCoprocessor";
   public static final String CLUSTER_SECRET = "gstore.cluster.secret";
   public static final String CLUSTER_SECRET_FILE = "gstore.cluster.secret.file";
+  /**
+   * A second secret whose datagrams and owner tokens are accepted too, though nothing is signed with it: set while
+   * the cluster secret is rotated (docs/operations.md, "Rotating the cluster secret"). Read like
+   * {@link #CLUSTER_SECRET}, from {@link #CLUSTER_SECRET_ACCEPTED_FILE} or a credential provider.
+   */
+  public static final String CLUSTER_SECRET_ACCEPTED = "gstore.cluster.secret.accepted";
+  public static final String CLUSTER_SECRET_ACCEPTED_FILE = "gstore.cluster.secret.accepted.file";
   /**
    * Allows {@link #CLUSTER_SECRET} as clear text in the configuration. Off by default: {@code hbase-site.xml} is
    * usually handed to clients, and any client holding the secret can mint owner tokens and forge datagrams.
@@ -127,7 +135,13 @@ public record GStoreConfig(
 
   /** Reads and validates; {@link IllegalArgumentException} names the offending key. */
   public static GStoreConfig from(Configuration conf) {
-    byte[] secret = clusterSecret(conf);
+    byte[] secret = secret(conf, CLUSTER_SECRET, CLUSTER_SECRET_FILE);
+    if (secret == null) {
+      throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " (or " + CLUSTER_SECRET + ") must hold a shared"
+          + " secret of at least 16 bytes, the same on every region server; it authenticates G-Store datagrams and"
+          + " owner tokens");
+    }
+    byte[] accepted = secret(conf, CLUSTER_SECRET_ACCEPTED, CLUSTER_SECRET_ACCEPTED_FILE);
     int maxBytes = intIn(conf, DATAGRAM_MAX_BYTES, 60_000, 1_024, 65_000);
     ProtocolConfig d = ProtocolConfig.DEFAULTS;
     long retryInitial = longIn(conf, RETRY_INITIAL_MS, d.retryInitialMillis(), 1, 60_000);
@@ -147,6 +161,7 @@ public record GStoreConfig(
     int[] udpPorts = portRange(conf, UDP_PORT);
     return new GStoreConfig(
         secret,
+        accepted,
         conf.getTrimmed(UDP_BIND_ADDRESS, ""),
         udpPorts[0],
         udpPorts[1],
@@ -178,61 +193,62 @@ public record GStoreConfig(
   }
 
   /**
-   * The cluster secret, from a file only the HBase user can read ({@link #CLUSTER_SECRET_FILE}), or from
-   * {@link #CLUSTER_SECRET} through Hadoop's credential providers (a keystore named by
-   * {@code hadoop.security.credential.provider.path}). A clear-text value in the configuration is refused unless
-   * {@link #CLUSTER_SECRET_ALLOW_CLEAR_TEXT} allows it.
+   * A secret, from a file only the HBase user can read ({@code fileKey}), or from {@code key} through Hadoop's
+   * credential providers (a keystore named by {@code hadoop.security.credential.provider.path}); null if neither is
+   * set. A clear-text value in the configuration is refused unless {@link #CLUSTER_SECRET_ALLOW_CLEAR_TEXT} allows
+   * it, and one shorter than 16 bytes always.
    */
-  static byte[] clusterSecret(Configuration conf) {
-    String file = conf.getTrimmed(CLUSTER_SECRET_FILE, "");
+  static byte[] secret(Configuration conf, String key, String fileKey) {
+    String file = conf.getTrimmed(fileKey, "");
     String secret;
     if (!file.isEmpty()) {
-      if (conf.get(CLUSTER_SECRET) != null) {
-        throw new IllegalArgumentException("set " + CLUSTER_SECRET_FILE + " or " + CLUSTER_SECRET + ", not both");
+      if (conf.get(key) != null) {
+        throw new IllegalArgumentException("set " + fileKey + " or " + key + ", not both");
       }
-      secret = readSecretFile(Paths.get(file));
+      secret = readSecretFile(fileKey, Paths.get(file));
     } else {
       char[] password;
       try {
-        password = conf.getPasswordFromCredentialProviders(CLUSTER_SECRET);
+        password = conf.getPasswordFromCredentialProviders(key);
       } catch (IOException e) {
-        throw new IllegalArgumentException(CLUSTER_SECRET + " could not be read from the credential provider: "
+        throw new IllegalArgumentException(key + " could not be read from the credential provider: "
             + e.getMessage(), e);
       }
-      if (password == null && conf.get(CLUSTER_SECRET) != null) {
+      if (password == null && conf.get(key) != null) {
         if (!bool(conf, CLUSTER_SECRET_ALLOW_CLEAR_TEXT)) {
-          throw new IllegalArgumentException(CLUSTER_SECRET + " is set in clear text in the configuration, which is"
+          throw new IllegalArgumentException(key + " is set in clear text in the configuration, which is"
               + " usually handed to clients: any client holding it could mint owner tokens. Put it in a file only"
-              + " the HBase user can read (" + CLUSTER_SECRET_FILE + ") or a credential provider, or set "
+              + " the HBase user can read (" + fileKey + ") or a credential provider, or set "
               + CLUSTER_SECRET_ALLOW_CLEAR_TEXT + "=true to accept the risk");
         }
-        password = conf.get(CLUSTER_SECRET).toCharArray();
+        password = conf.get(key).toCharArray();
       }
-      secret = password == null ? "" : new String(password);
+      if (password == null) {
+        return null;
+      }
+      secret = new String(password);
     }
     byte[] bytes = secret.getBytes(StandardCharsets.UTF_8);
     if (bytes.length < 16) {
-      throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " (or " + CLUSTER_SECRET + ") must hold a shared"
-          + " secret of at least 16 bytes, the same on every region server; it authenticates G-Store datagrams and"
-          + " owner tokens");
+      throw new IllegalArgumentException(fileKey + " (or " + key + ") must hold a secret of at least 16 bytes");
     }
     return bytes;
   }
 
-  private static String readSecretFile(Path path) {
+  private static String readSecretFile(String fileKey, Path path) {
     try {
       Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(path);
       if (permissions.contains(PosixFilePermission.OTHERS_READ)
           || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
-        throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " " + path + " is open to every user ("
+        throw new IllegalArgumentException(fileKey + " " + path + " is open to every user ("
             + PosixFilePermissions.toString(permissions) + "); make it readable by the HBase user only (chmod 600)");
       }
       return Files.readString(path, StandardCharsets.UTF_8).trim();
     } catch (UnsupportedOperationException e) {
-      throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " " + path + " is on a file system without POSIX"
+      throw new IllegalArgumentException(fileKey + " " + path + " is on a file system without POSIX"
           + " permissions, so G-Store cannot check who may read it", e);
     } catch (IOException e) {
-      throw new IllegalArgumentException(CLUSTER_SECRET_FILE + " " + path + " cannot be read: " + e, e);
+      throw new IllegalArgumentException(fileKey + " " + path + " cannot be read: " + e, e);
     }
   }
 

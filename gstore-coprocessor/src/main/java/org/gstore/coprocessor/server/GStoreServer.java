@@ -123,13 +123,14 @@ public final class GStoreServer implements GroupService, Closeable {
     this.host = HostServer.of(env);
     this.self = HBaseKeyLocator.nodeId(serverName);
     this.config = GStoreConfig.from(env.getConfiguration());
-    OwnerToken ownerToken = new OwnerToken(config.clusterSecret());
+    OwnerToken ownerToken = new OwnerToken(config.clusterSecret(), config.acceptedSecret());
     this.writeFence = new WriteFence(hosted, ownerToken);
     this.tables = new StateTables(env.getConnection());
     GStoreMetrics metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
     HBaseKeyLocator locator = new HBaseKeyLocator(env.getConnection());
     this.peers = new PeerRegistry(env.getConfiguration());
-    this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.datagramMaxBytes(),
+    this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.acceptedSecret(),
+        config.datagramMaxBytes(),
         config.datagramFreshnessMillis(), System::currentTimeMillis), metrics);
     this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
     this.walRoot = GStoreConfig.walRoot(env.getConfiguration());

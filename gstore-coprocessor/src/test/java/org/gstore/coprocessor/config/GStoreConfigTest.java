@@ -85,6 +85,31 @@ class GStoreConfigTest {
   }
 
   @Test
+  void anAcceptedSecretIsOptionalAndReadLikeTheClusterSecret(@TempDir Path dir) throws Exception {
+    assertThat(GStoreConfig.from(valid()).acceptedSecret()).isNull();
+    Path file = dir.resolve("accepted.secret");
+    Files.writeString(file, "the next cluster secret\n");
+    Configuration conf = valid();
+    conf.set(GStoreConfig.CLUSTER_SECRET_ACCEPTED_FILE, file.toString());
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining(GStoreConfig.CLUSTER_SECRET_ACCEPTED_FILE)
+        .hasMessageContaining("chmod 600");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    assertThat(new String(GStoreConfig.from(conf).acceptedSecret(), StandardCharsets.UTF_8))
+        .isEqualTo("the next cluster secret");
+
+    Configuration clearText = new Configuration(false);
+    clearText.set(GStoreConfig.CLUSTER_SECRET_FILE, file.toString());
+    clearText.set(GStoreConfig.CLUSTER_SECRET_ACCEPTED, "sixteen-bytes-or-more");
+    assertThatThrownBy(() -> GStoreConfig.from(clearText)).hasMessageContaining(GStoreConfig.CLUSTER_SECRET_ACCEPTED)
+        .hasMessageContaining(GStoreConfig.CLUSTER_SECRET_ALLOW_CLEAR_TEXT);
+    Configuration tooShort = valid();
+    tooShort.set(GStoreConfig.CLUSTER_SECRET_ACCEPTED, "short");
+    assertThatThrownBy(() -> GStoreConfig.from(tooShort)).hasMessageContaining(GStoreConfig.CLUSTER_SECRET_ACCEPTED)
+        .hasMessageContaining("at least 16 bytes");
+  }
+
+  @Test
   void limitsThatAllowAMessageLargerThanADatagramFailStartUp() {
     Configuration conf = valid();
     conf.set(GStoreConfig.DATAGRAM_MAX_BYTES, "4000");

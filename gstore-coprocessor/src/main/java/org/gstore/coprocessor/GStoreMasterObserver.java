@@ -10,6 +10,7 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.SnapshotDescription;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 import org.apache.hadoop.hbase.coprocessor.MasterCoprocessor;
@@ -25,8 +26,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps schema changes from silently unfencing grouped rows: while any row of a table is joining or yielded to a
- * group, the master refuses to delete or truncate the table, to drop one of its column families, and to remove
- * G-Store from its descriptor. Install it with {@code hbase.coprocessor.master.classes}. Such changes would drop
+ * group, the master refuses to delete, truncate or restore a snapshot over the table, to drop one of its column
+ * families, and to remove G-Store from its descriptor. Install it with {@code hbase.coprocessor.master.classes}. Such changes would drop
  * the rows (and with them commits the groups still hold), or stop fencing them while their leaders still own
  * them. Delete the groups first; the error names one of them.
  *
@@ -97,6 +98,17 @@ public class GStoreMasterObserver implements MasterCoprocessor, MasterObserver {
   public void preTruncateTable(ObserverContext<MasterCoprocessorEnvironment> ctx, TableName table)
       throws IOException {
     refuseWhileGrouped(table, "truncate table " + table);
+  }
+
+  /**
+   * Restoring a snapshot would put back old values under rows the groups' leaders own, behind their caches, and
+   * drop commits not in the snapshot.
+   */
+  @Override
+  public void preRestoreSnapshot(ObserverContext<MasterCoprocessorEnvironment> ctx, SnapshotDescription snapshot,
+      TableDescriptor descriptor) throws IOException {
+    refuseWhileGrouped(descriptor.getTableName(),
+        "restore snapshot " + snapshot.getName() + " over table " + descriptor.getTableName());
   }
 
   @Override

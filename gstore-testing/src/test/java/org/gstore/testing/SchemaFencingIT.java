@@ -69,6 +69,41 @@ class SchemaFencingIT {
   }
 
   @Test
+  void aSnapshotIsRestoredOverATableOnlyOnceItsGroupsAreDeleted(GStoreMiniCluster cluster) throws Exception {
+    TableName name = TableName.valueOf("restore_guarded");
+    byte[] row = TestRows.row(3);
+    byte[] q = Bytes.toBytes("q");
+    try (Table table = cluster.createTable(name, new byte[][] {CF}, null);
+        GStoreClient client = GStoreClient.create(cluster.getConnection());
+        Admin admin = cluster.getConnection().getAdmin()) {
+      table.put(new org.apache.hadoop.hbase.client.Put(row).addColumn(CF, q, Bytes.toBytes("in the snapshot")));
+      admin.snapshot("restore_guarded_snap", name);
+      KeyGroup g = client.createGroup(GroupSpec.builder().id("restored").leader(name, row).build());
+      g.transact(txn -> {
+        txn.put(name, new org.apache.hadoop.hbase.client.Put(row).addColumn(CF, q, Bytes.toBytes("committed")));
+        return null;
+      });
+
+      admin.disableTable(name);
+      assertThatThrownBy(() -> admin.restoreSnapshot("restore_guarded_snap"))
+          .hasStackTraceContaining("cannot restore snapshot restore_guarded_snap").hasStackTraceContaining("restored@");
+      admin.enableTable(name);
+      cluster.getTestingUtility().waitTableAvailable(name);
+      g = client.getGroup(g.id());
+      String inGroup = g.transact(txn -> Bytes.toString(txn.get(name, new Get(row)).getValue(CF, q)));
+      assertThat(inGroup).as("the group's commit is untouched").isEqualTo("committed");
+      g.delete();
+
+      admin.disableTable(name);
+      admin.restoreSnapshot("restore_guarded_snap");
+      admin.enableTable(name);
+      cluster.getTestingUtility().waitTableAvailable(name);
+      assertThat(Bytes.toString(table.get(new Get(row)).getValue(CF, q))).isEqualTo("in the snapshot");
+      admin.deleteSnapshot("restore_guarded_snap");
+    }
+  }
+
+  @Test
   void aBulkLoadIntoARegionWithGroupedRowsIsRefusedAndLandsAfterTheGroupIsDeleted(GStoreMiniCluster cluster)
       throws Exception {
     TableName name = TableName.valueOf("bulk_guarded");

@@ -46,7 +46,14 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.UidProto;
  * caller drops it and counts the reason. Thread-safe.
  */
 public final class DatagramCodec {
+  /** The wire version this release speaks by default. */
   public static final int VERSION = 1;
+  /**
+   * The oldest wire version this release still takes and can speak: the previous release's, so that a rolling
+   * upgrade never splits the cluster (docs/operations.md, "Upgrading"). This is the first wire version, so there is
+   * no older one yet; a release that changes the wire format raises {@link #VERSION} and leaves this one behind it.
+   */
+  public static final int OLDEST_VERSION = 1;
   private static final byte[] MAGIC = {'G', 'S'};
   private static final int HEADER = MAGIC.length + 1;
   private static final int MAC_LENGTH = 32;
@@ -55,6 +62,9 @@ public final class DatagramCodec {
   /** The freshness window of {@link #DatagramCodec(byte[], int)}. */
   public static final long DEFAULT_FRESHNESS_MILLIS = 60_000;
 
+  private final int sendVersion;
+  private final int oldestVersion;
+  private final int newestVersion;
   private final SecretKeySpec secret;
   /** The datagram key derived from the accepted secret; null outside a rotation. */
   private final SecretKeySpec accepted;
@@ -85,6 +95,28 @@ public final class DatagramCodec {
    */
   public DatagramCodec(byte[] secret, byte[] acceptedSecret, int maxBytes, long freshnessMillis,
       LongSupplier clock) {
+    this(secret, acceptedSecret, VERSION, maxBytes, freshnessMillis, clock);
+  }
+
+  /**
+   * A codec that sends wire version {@code sendVersion} (from {@link #OLDEST_VERSION} to {@link #VERSION}: an
+   * older one while servers of the previous release still run) and takes every version in that range.
+   */
+  public DatagramCodec(byte[] secret, byte[] acceptedSecret, int sendVersion, int maxBytes, long freshnessMillis,
+      LongSupplier clock) {
+    this(secret, acceptedSecret, sendVersion, OLDEST_VERSION, VERSION, maxBytes, freshnessMillis, clock);
+  }
+
+  /** A codec of a release whose versions are {@code oldestVersion} to {@code newestVersion}: for tests. */
+  DatagramCodec(byte[] secret, byte[] acceptedSecret, int sendVersion, int oldestVersion, int newestVersion,
+      int maxBytes, long freshnessMillis, LongSupplier clock) {
+    if (sendVersion < oldestVersion || sendVersion > newestVersion) {
+      throw new IllegalArgumentException("wire version " + sendVersion + " is not one this release speaks ("
+          + oldestVersion + " to " + newestVersion + ")");
+    }
+    this.sendVersion = sendVersion;
+    this.oldestVersion = oldestVersion;
+    this.newestVersion = newestVersion;
     if (secret == null || secret.length < 16 || acceptedSecret != null && acceptedSecret.length < 16) {
       throw new IllegalArgumentException("the cluster secret must have at least 16 bytes");
     }
@@ -145,14 +177,14 @@ public final class DatagramCodec {
   }
 
   private DatagramProto.Builder header(Datagram d) {
-    return DatagramProto.newBuilder().setVersion(VERSION).setFrom(d.from().value()).setTo(d.to().value())
+    return DatagramProto.newBuilder().setVersion(sendVersion).setFrom(d.from().value()).setTo(d.to().value())
         .setSentAt(clock.getAsLong());
   }
 
   private byte[] frame(DatagramProto body) {
     byte[] bytes = body.toByteArray();
     ByteBuffer out = ByteBuffer.allocate(HEADER + bytes.length + MAC_LENGTH);
-    out.put(MAGIC).put((byte) VERSION).put(bytes);
+    out.put(MAGIC).put((byte) sendVersion).put(bytes);
     Mac mac = macs.get();
     mac.update(out.array(), 0, HEADER + bytes.length);
     out.put(mac.doFinal());
@@ -173,13 +205,14 @@ public final class DatagramCodec {
       throw new DatagramRejectedException(Reason.UNAUTHENTICATED, "HMAC mismatch");
     }
     int version = bytes[offset + MAGIC.length] & 0xff;
-    if (version != VERSION) {
-      throw new DatagramRejectedException(Reason.UNKNOWN_VERSION, "protocol version " + version);
+    if (version < oldestVersion || version > newestVersion) {
+      throw new DatagramRejectedException(Reason.UNKNOWN_VERSION, "protocol version " + version + "; this release"
+          + " speaks " + oldestVersion + " to " + newestVersion);
     }
     try {
       DatagramProto p = DatagramProto.parseFrom(
           ByteString.copyFrom(bytes, offset + HEADER, length - HEADER - MAC_LENGTH));
-      if (p.getVersion() != VERSION) {
+      if (p.getVersion() != version) {
         throw new DatagramRejectedException(Reason.UNKNOWN_VERSION, "body version " + p.getVersion());
       }
       long age = clock.getAsLong() - p.getSentAt();

@@ -115,6 +115,39 @@ class DatagramCodecTest {
     assertRejected(signed((byte) 9, body), Reason.UNKNOWN_VERSION);
   }
 
+  /**
+   * A rolling upgrade from a release speaking wire version 1 to one speaking 2 (and still 1): the new release takes
+   * the old one's datagrams, and the old one takes the new one's while it is set to send version 1; only once
+   * every server runs the new release may it send version 2.
+   */
+  @Test
+  void aReleaseTakesThePreviousWireVersionAndSpeaksItWhileTold() throws Exception {
+    DatagramCodec previous = new DatagramCodec(SECRET, null, 1, 1, 1, 60_000, 0, System::currentTimeMillis);
+    DatagramCodec upgradedSpeakingOld = new DatagramCodec(SECRET, null, 1, 1, 2, 60_000, 0,
+        System::currentTimeMillis);
+    DatagramCodec upgraded = new DatagramCodec(SECRET, null, 2, 1, 2, 60_000, 0, System::currentTimeMillis);
+    Datagram d = everyMessageType();
+
+    byte[] fromPrevious = previous.encode(d);
+    assertThat(upgraded.decode(fromPrevious, 0, fromPrevious.length)).isEqualTo(d);
+    byte[] fromUpgradedSpeakingOld = upgradedSpeakingOld.encode(d);
+    assertThat(previous.decode(fromUpgradedSpeakingOld, 0, fromUpgradedSpeakingOld.length)).isEqualTo(d);
+    byte[] fromUpgraded = upgraded.encode(d);
+    assertThat(upgradedSpeakingOld.decode(fromUpgraded, 0, fromUpgraded.length)).isEqualTo(d);
+    assertRejected(previous, fromUpgraded, Reason.UNKNOWN_VERSION);
+    assertThatThrownBy(() -> new DatagramCodec(SECRET, null, 3, 1, 2, 60_000, 0, System::currentTimeMillis))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wire version 3");
+  }
+
+  @Test
+  void aFrameWhoseBodyClaimsAnotherVersionIsRejected() throws Exception {
+    DatagramCodec upgraded = new DatagramCodec(SECRET, null, 2, 1, 2, 60_000, 0, System::currentTimeMillis);
+    byte[] good = upgraded.encode(everyMessageType());
+    byte[] body = java.util.Arrays.copyOfRange(good, 3, good.length - 32); // its body says version 2
+    byte[] relabelled = signed((byte) 1, body);
+    assertRejected(upgraded, relabelled, Reason.UNKNOWN_VERSION);
+  }
+
   @Test
   void oversizedDatagramIsRejectedBeforeAnyWork() {
     DatagramCodec small = new DatagramCodec(SECRET, 100);

@@ -27,6 +27,7 @@ public record GStoreConfig(
     int udpPortLast,
     int datagramMaxBytes,
     long datagramFreshnessMillis,
+    int wireVersion,
     ProtocolConfig protocol,
     long endpointWaitMillis,
     String walDir,
@@ -70,6 +71,11 @@ public record GStoreConfig(
   public static final String UDP_PORT = "gstore.udp.port";
   public static final String DATAGRAM_MAX_BYTES = "gstore.udp.datagram.max.bytes";
   public static final String DATAGRAM_FRESHNESS_MS = "gstore.udp.freshness.ms";
+  /**
+   * The wire version this server sends: during a rolling upgrade, the previous release's (the release takes both).
+   * Defaults to this release's ({@link DatagramCodec#VERSION}).
+   */
+  public static final String WIRE_VERSION = "gstore.udp.wire.version";
   public static final String RETRY_INITIAL_MS = "gstore.protocol.retry.initial.ms";
   public static final String RETRY_MAX_MS = "gstore.protocol.retry.max.ms";
   public static final String GROUP_MAX_SIZE = "gstore.group.max.size";
@@ -167,6 +173,7 @@ public record GStoreConfig(
         udpPorts[1],
         maxBytes,
         longIn(conf, DATAGRAM_FRESHNESS_MS, DatagramCodec.DEFAULT_FRESHNESS_MILLIS, 0, 3_600_000),
+        intIn(conf, WIRE_VERSION, DatagramCodec.VERSION, DatagramCodec.OLDEST_VERSION, DatagramCodec.VERSION),
         protocol,
         longIn(conf, ENDPOINT_WAIT_MS, 20_000, 10, 600_000),
         conf.getTrimmed(WAL_DIR, ""),

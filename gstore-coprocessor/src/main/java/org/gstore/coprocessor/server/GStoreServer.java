@@ -130,7 +130,7 @@ public final class GStoreServer implements GroupService, Closeable {
     HBaseKeyLocator locator = new HBaseKeyLocator(env.getConnection());
     this.peers = new PeerRegistry(env.getConfiguration());
     this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.acceptedSecret(),
-        config.datagramMaxBytes(),
+        config.wireVersion(), config.datagramMaxBytes(),
         config.datagramFreshnessMillis(), System::currentTimeMillis), metrics);
     this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
     this.walRoot = GStoreConfig.walRoot(env.getConfiguration());

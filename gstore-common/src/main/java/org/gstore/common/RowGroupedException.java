@@ -19,8 +19,8 @@ public class RowGroupedException extends DoNotRetryIOException {
   }
 
   /**
-   * Whether {@code e} is this refusal, in either form a client gets it: the exception itself (a single write, or a
-   * batch whose every write was refused), or, for one write of a batch refused on its own, the
+   * Whether {@code e} is this refusal, in either form a client gets it: the exception itself (a single write, an atomic
+   * write, or a batch HBase cannot fail write by write), or, for one write of a plain batch, the
    * {@link DoNotRetryIOException} HBase makes of it, whose message keeps only "class name: message" (and which the
    * client prefixes with the name of the remote exception's class).
    */

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps schema changes from silently unfencing grouped rows: while any row of a table is joining or yielded to a
  * group, the master refuses to delete, truncate or restore a snapshot over the table, to drop one of its column
- * families, and to remove G-Store from its descriptor. Install it with {@code hbase.coprocessor.master.classes}. Such changes would drop
+ * families, and to remove G-Store from its descriptor; and while any row of any table is, it refuses the same for
+ * G-Store's own tables (namespace {@code gstore}). Install it with {@code hbase.coprocessor.master.classes}. Such changes would drop
  * the rows (and with them commits the groups still hold), or stop fencing them while their leaders still own
  * them. Delete the groups first; the error names one of them.
  *
@@ -133,14 +134,17 @@ public class GStoreMasterObserver implements MasterCoprocessor, MasterObserver {
       return;
     }
     String name = table.getNameAsString();
-    Scan scan = new Scan().withStartRow(StateRows.rangeStart(name, new byte[0]))
-        .withStopRow(StateRows.rangeStop(name, new byte[0])).setLimit(1).addColumn(StateTables.FAMILY,
+    // G-Store's own tables hold every group's state, fences and outcomes: guarded while any row is grouped
+    boolean stateTable = StateTables.NAMESPACE.equals(table.getNamespaceAsString());
+    Scan scan = (stateTable ? new Scan() : new Scan().withStartRow(StateRows.rangeStart(name, new byte[0]))
+        .withStopRow(StateRows.rangeStop(name, new byte[0]))).setLimit(1).addColumn(StateTables.FAMILY,
             StateTables.RECORD);
     try (Table owners = env.getConnection().getTable(StateTables.OWNERS); ResultScanner rs = owners.getScanner(scan)) {
       Result first = rs.next();
       if (first != null) {
         var owner = RecordCodec.decodeOwner(first.getValue(StateTables.FAMILY, StateTables.RECORD));
-        throw new DoNotRetryIOException("cannot " + what + ": rows of it belong to G-Store groups (row "
+        throw new DoNotRetryIOException("cannot " + what + ": " + (stateTable ? "G-Store's groups hold rows"
+            : "rows of it belong to G-Store groups") + " (row "
             + owner.key() + " is in group " + owner.group().id() + "); delete the groups first");
       }
     } catch (TableNotFoundException noState) {

@@ -77,7 +77,7 @@ public final class FirstProgram {
           return null; // commit() runs when the body returns
         });
       } finally {
-        match.delete(); // returns once every commit is in HBase and the rows take plain writes again
+        match.delete(); // returns once every commit is in HBase and the rows are released
       }
       return new long[] {coinsOf(table.get(new Get(row(from)))), coinsOf(table.get(new Get(row(to))))};
     }

@@ -55,6 +55,13 @@ class SchemaFencingIT {
       assertThatThrownBy(() -> admin.deleteTable(name)).hasMessageContaining("guarded");
       admin.enableTable(name);
       cluster.getTestingUtility().waitTableAvailable(name);
+      for (String state : new String[] {"gstore:owners", "gstore:groups", "gstore:outcomes"}) {
+        TableName stateTable = TableName.valueOf(state);
+        assertThatThrownBy(() -> admin.deleteTable(stateTable)).as(state)
+            .hasMessageContaining("G-Store's groups hold rows");
+        assertThatThrownBy(() -> admin.truncateTable(stateTable, true)).as(state)
+            .hasMessageContaining("G-Store's groups hold rows");
+      }
       assertThat(admin.getDescriptor(name).hasColumnFamily(EXTRA)).isTrue();
       assertThat(admin.getDescriptor(name).hasCoprocessor(GStoreRegionCoprocessor.class.getName())).isTrue();
       g = client.getGroup(g.id());

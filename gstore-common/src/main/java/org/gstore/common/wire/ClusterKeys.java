@@ -21,6 +21,18 @@ public final class ClusterKeys {
 
   private ClusterKeys() {}
 
+  private static final String FINGERPRINT = "gstore secret fingerprint v1";
+
+  /**
+   * Eight hex digits that name a secret without revealing it (a key derived for this use only): servers log the
+   * fingerprints of the secrets they sign with and accept, so an operator can tell which phase of a rotation each
+   * server is in.
+   */
+  public static String fingerprint(byte[] clusterSecret) {
+    byte[] key = derive(clusterSecret, FINGERPRINT);
+    return String.format("%02x%02x%02x%02x", key[0], key[1], key[2], key[3]);
+  }
+
   /** The 32-byte key for {@code purpose} (one of the constants above). */
   public static byte[] derive(byte[] clusterSecret, String purpose) {
     return hkdf(SALT, clusterSecret, purpose.getBytes(StandardCharsets.UTF_8), KEY_BYTES);

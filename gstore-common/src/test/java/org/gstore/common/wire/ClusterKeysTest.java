@@ -22,6 +22,19 @@ class ClusterKeysTest {
   }
 
   @Test
+  void aFingerprintNamesASecretStablyAndIsNoPartOfItsKeys() {
+    byte[] secret = "a cluster secret of some length".getBytes(StandardCharsets.UTF_8);
+    String fingerprint = ClusterKeys.fingerprint(secret);
+    assertThat(fingerprint).matches("[0-9a-f]{8}").isEqualTo(ClusterKeys.fingerprint(secret.clone()));
+    assertThat(ClusterKeys.fingerprint("another secret of some length".getBytes(StandardCharsets.UTF_8)))
+        .isNotEqualTo(fingerprint);
+    HexFormat hex = HexFormat.of();
+    for (String purpose : new String[] {ClusterKeys.DATAGRAMS, ClusterKeys.OWNER_TOKENS}) {
+      assertThat(hex.formatHex(ClusterKeys.derive(secret, purpose))).doesNotStartWith(fingerprint);
+    }
+  }
+
+  @Test
   void datagramAndOwnerTokenKeysDifferAndAreStable() {
     byte[] secret = "a cluster secret of some length".getBytes(StandardCharsets.UTF_8);
     byte[] datagrams = ClusterKeys.derive(secret, ClusterKeys.DATAGRAMS);

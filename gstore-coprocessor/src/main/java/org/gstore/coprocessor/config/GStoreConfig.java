@@ -148,6 +148,11 @@ public record GStoreConfig(
           + " owner tokens");
     }
     byte[] accepted = secret(conf, CLUSTER_SECRET_ACCEPTED, CLUSTER_SECRET_ACCEPTED_FILE);
+    if (accepted != null && java.util.Arrays.equals(accepted, secret)) {
+      throw new IllegalArgumentException(CLUSTER_SECRET_ACCEPTED_FILE + " (or " + CLUSTER_SECRET_ACCEPTED + ") holds"
+          + " the cluster secret itself: while the secret is rotated it holds the other one (the new secret in phase"
+          + " 1, the old one in phase 2; docs/operations.md, \"Rotating the cluster secret\")");
+    }
     int maxBytes = intIn(conf, DATAGRAM_MAX_BYTES, 60_000, 1_024, 65_000);
     ProtocolConfig d = ProtocolConfig.DEFAULTS;
     long retryInitial = longIn(conf, RETRY_INITIAL_MS, d.retryInitialMillis(), 1, 60_000);

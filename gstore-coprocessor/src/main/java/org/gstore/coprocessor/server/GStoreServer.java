@@ -28,6 +28,7 @@ import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Reply;
 import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.ClusterKeys;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
@@ -216,7 +217,10 @@ public final class GStoreServer implements GroupService, Closeable {
     }
     heartbeatThread.start();
     alertThread.start();
-    LOG.info("G-Store peer {} listening on {}:{}", self, advertised, bound.getPort());
+    LOG.info("G-Store peer {} listening on {}:{}; it signs with the cluster secret of fingerprint {}{}", self,
+        advertised, bound.getPort(), ClusterKeys.fingerprint(config.clusterSecret()),
+        config.acceptedSecret() == null ? ""
+            : " and also accepts the secret of fingerprint " + ClusterKeys.fingerprint(config.acceptedSecret()));
     runtime.start();
     leases.start(LEASE_CHECK_MILLIS);
   }

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * cells carry its leader's commit timestamps, and the leader waits for its own clock to pass them before it
  * releases; but a plain write to the row is stamped by the clock of the server hosting it, which may lag the
  * leader's (HBase tolerates {@code hbase.master.maxclockskew}, 30 s). Freed at once, such a write would be hidden
- * behind the group's newer cells, and read as lost. Meanwhile it is refused as a write to a grouped row, which the
- * writer retries. Costs one read of the row from its local region per released row; waits only under skew.
+ * behind the group's newer cells, and read as lost. Meanwhile it is refused as a write to a grouped row ({@code RowGroupedException}, which
+ * HBase's client does not retry: the writer retries it itself, or writes through a group). Costs one read of the row from its local region per released row; waits only under skew.
  */
 final class SkewSafeRelease {
   private static final Logger LOG = LoggerFactory.getLogger(SkewSafeRelease.class);

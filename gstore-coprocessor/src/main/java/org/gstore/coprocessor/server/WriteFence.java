@@ -43,8 +43,8 @@ public final class WriteFence {
     if (token != null && claimed == null) {
       // not a fencing decision: a replay must keep such a commit (RowGroupedException would make it skip it)
       return new DoNotRetryIOException("the G-Store owner token of the write to row " + key + " does not verify:"
-          + " it was made for another row, with another gstore.cluster.secret (every region server must have the"
-          + " same), or forged");
+          + " it was made for another row, with a gstore.cluster.secret this server neither has nor accepts (see"
+          + " gstore.cluster.secret.accepted while the secret is rotated), or forged");
     }
     if (owner != null && owner.equals(claimed)) {
       return null;

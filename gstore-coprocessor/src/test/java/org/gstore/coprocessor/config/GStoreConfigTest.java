@@ -103,6 +103,9 @@ class GStoreConfigTest {
     clearText.set(GStoreConfig.CLUSTER_SECRET_ACCEPTED, "sixteen-bytes-or-more");
     assertThatThrownBy(() -> GStoreConfig.from(clearText)).hasMessageContaining(GStoreConfig.CLUSTER_SECRET_ACCEPTED)
         .hasMessageContaining(GStoreConfig.CLUSTER_SECRET_ALLOW_CLEAR_TEXT);
+    Configuration same = valid();
+    same.set(GStoreConfig.CLUSTER_SECRET_ACCEPTED, "sixteen-bytes-or-more");
+    assertThatThrownBy(() -> GStoreConfig.from(same)).hasMessageContaining("holds the cluster secret itself");
     Configuration tooShort = valid();
     tooShort.set(GStoreConfig.CLUSTER_SECRET_ACCEPTED, "short");
     assertThatThrownBy(() -> GStoreConfig.from(tooShort)).hasMessageContaining(GStoreConfig.CLUSTER_SECRET_ACCEPTED)

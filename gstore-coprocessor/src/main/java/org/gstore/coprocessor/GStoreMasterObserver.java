@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * Keeps schema changes from silently unfencing grouped rows: while any row of a table is joining or yielded to a
  * group, the master refuses to delete, truncate or restore a snapshot over the table, to drop one of its column
  * families, and to remove G-Store from its descriptor; and while any row of any table is, it refuses the same for
- * G-Store's own tables (namespace {@code gstore}). Install it with {@code hbase.coprocessor.master.classes}. Such changes would drop
+ * G-Store's own tables (namespace {@code gstore}). Install it with {@code hbase.coprocessor.master.classes}.
+ * Such changes would drop
  * the rows (and with them commits the groups still hold), or stop fencing them while their leaders still own
  * them. Delete the groups first; the error names one of them.
  *

@@ -29,9 +29,8 @@ import org.slf4j.LoggerFactory;
  * group, the master refuses to delete, truncate or restore a snapshot over the table, to drop one of its column
  * families, and to remove G-Store from its descriptor; and while any row of any table is, it refuses the same for
  * G-Store's own tables (namespace {@code gstore}). Install it with {@code hbase.coprocessor.master.classes}.
- * Such changes would drop
- * the rows (and with them commits the groups still hold), or stop fencing them while their leaders still own
- * them. Delete the groups first; the error names one of them.
+ * Such changes would drop the rows (and with them commits the groups still hold), or stop fencing them while
+ * their leaders still own them. Delete the groups first; the error names one of them.
  *
  * <p>It also creates G-Store's namespace and state tables as soon as the master is active, so they exist before
  * the first user table opens. It does so on a thread of its own that retries until it succeeds: the master must not

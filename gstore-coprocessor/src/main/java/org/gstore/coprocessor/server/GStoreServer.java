@@ -19,7 +19,6 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
-import org.apache.zookeeper.ZooDefs;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupRecord;
@@ -27,8 +26,6 @@ import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Reply;
-import org.gstore.common.wire.DatagramCodec;
-import org.gstore.common.wire.ClusterKeys;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
@@ -71,6 +68,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final ServerName serverName;
   private final NodeId self;
   private final GStoreConfig config;
+  private final ClusterSecrets secrets;
   private final HostServer host;
   private final WriteFence writeFence;
   private final StateTables tables;
@@ -124,15 +122,14 @@ public final class GStoreServer implements GroupService, Closeable {
     this.host = HostServer.of(env);
     this.self = HBaseKeyLocator.nodeId(serverName);
     this.config = GStoreConfig.from(env.getConfiguration());
-    OwnerToken ownerToken = new OwnerToken(config.clusterSecret(), config.acceptedSecret());
+    this.secrets = ClusterSecrets.of(config);
+    OwnerToken ownerToken = secrets.ownerTokens();
     this.writeFence = new WriteFence(hosted, ownerToken);
     this.tables = new StateTables(env.getConnection());
     GStoreMetrics metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
     HBaseKeyLocator locator = new HBaseKeyLocator(env.getConnection());
     this.peers = new PeerRegistry(env.getConfiguration());
-    this.transport = new UdpTransport(new DatagramCodec(config.clusterSecret(), config.acceptedSecret(),
-        config.wireVersion(), config.datagramMaxBytes(),
-        config.datagramFreshnessMillis(), System::currentTimeMillis), metrics);
+    this.transport = new UdpTransport(secrets.datagrams(), metrics);
     this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
     this.walRoot = GStoreConfig.walRoot(env.getConfiguration());
     this.walFs = walRoot.getFileSystem(env.getConfiguration());
@@ -210,28 +207,16 @@ public final class GStoreServer implements GroupService, Closeable {
     String advertised = "0.0.0.0".equals(bindAddress) ? serverName.getHostname() : bindAddress;
     peers.register(self, new InetSocketAddress(advertised, bound.getPort()));
     instanceLog.register(); // before any region here takes a write
-    if (peers.acl().equals(ZooDefs.Ids.OPEN_ACL_UNSAFE)) {
-      LOG.warn("G-Store runs on a ZooKeeper without authentication: whoever reaches it can rewrite G-Store's"
-          + " persistence claims (gstore/persisted) and make leaders forget commits that are not persisted."
-          + " Run HBase with secure ZooKeeper in production (docs/operations.md, \"Limits and security\")");
-    }
+    peers.warnIfUnauthenticated();
     heartbeatThread.start();
     alertThread.start();
-    LOG.info("G-Store peer {} listening on {}:{}; it signs with the cluster secret of fingerprint {}{}", self,
-        advertised, bound.getPort(), ClusterKeys.fingerprint(config.clusterSecret()),
-        config.acceptedSecret() == null ? ""
-            : " and also accepts the secret of fingerprint " + ClusterKeys.fingerprint(config.acceptedSecret()));
+    LOG.info("G-Store peer {} listening on {}:{}; {}", self, advertised, bound.getPort(), secrets.fingerprints());
     runtime.start();
     leases.start(LEASE_CHECK_MILLIS);
   }
 
   private ThreadFactory threads(String role) {
-    String name = "gstore-" + role + "-" + serverName.getAddress();
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
+    return ServerThreads.named(role, serverName);
   }
 
   ServerName serverName() {

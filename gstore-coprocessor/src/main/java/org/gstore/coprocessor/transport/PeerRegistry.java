@@ -180,6 +180,15 @@ public final class PeerRegistry implements Closeable {
     return acl;
   }
 
+  /** Logs a warning if the znodes are open to anyone: a ZooKeeper without authentication. */
+  public void warnIfUnauthenticated() {
+    if (acl.equals(ZooDefs.Ids.OPEN_ACL_UNSAFE)) {
+      LOG.warn("G-Store runs on a ZooKeeper without authentication: whoever reaches it can rewrite G-Store's"
+          + " persistence claims (gstore/persisted) and make leaders forget commits that are not persisted."
+          + " Run HBase with secure ZooKeeper in production (docs/operations.md, \"Limits and security\")");
+    }
+  }
+
   /** The datagram address of a peer, or null if it has none (not running G-Store, or gone). */
   public InetSocketAddress addressOf(NodeId node) {
     InetSocketAddress cached = addresses.get(node);

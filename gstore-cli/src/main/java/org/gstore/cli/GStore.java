@@ -13,6 +13,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.util.VersionInfo;
 import org.gstore.bench.BenchSystem;
 import org.gstore.bench.Benchmark;
 import org.gstore.bench.Reports;
@@ -22,6 +23,7 @@ import org.gstore.chaos.BankChaos;
 import org.gstore.chaos.Fault;
 import org.gstore.client.GStoreAdmin;
 import org.gstore.client.GStoreClient;
+import org.gstore.common.GStoreVersion;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.process.ProcessCluster;
 
@@ -49,6 +51,7 @@ public final class GStore {
              gstore groups list|show ID|delete ID --conf hbase-site.xml
                           (groups: state, members, age, lease and who renews it, unshipped commits; delete one
                            an application left behind, as KeyGroup.delete() would)
+             gstore version                         (this release, and the HBase client it was built with)
              gstore cluster start|stop|status|kill|restart [--dir target/cluster] ...   (gstore cluster help)
              gstore chaos [--dir target/cluster] [--conf hbase-site.xml] [--minutes 5] [--every 30s]
                           [--faults kill,pause,move,balance,split,restart,master|all] [--min-faults N]
@@ -71,6 +74,10 @@ public final class GStore {
     try {
       if (argv.length == 0 || argv[0].equals("help") || argv[0].equals("--help")) {
         System.out.println(USAGE);
+        return 0;
+      }
+      if (argv[0].equals("version") || argv[0].equals("--version")) {
+        System.out.println("G-Store " + GStoreVersion.current() + " (HBase client " + VersionInfo.getVersion() + ")");
         return 0;
       }
       if (argv[0].equals("chaos")) {

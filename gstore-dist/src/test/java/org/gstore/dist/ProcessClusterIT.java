@@ -96,6 +96,11 @@ class ProcessClusterIT {
       String log = Files.readString(DIR.resolve(role).resolve(role + ".log"), StandardCharsets.ISO_8859_1);
       assertThat(log).as(role + " log").doesNotContain("already registered").doesNotContain("cannot be loaded");
     }
+    String release = System.getProperty("gstore.version");
+    for (String role : List.of("rs1", "rs2", "rs3")) {
+      assertThat(Files.readString(DIR.resolve(role).resolve(role + ".log"), StandardCharsets.ISO_8859_1))
+          .as(role + " log names the release its coprocessor jar is from").contains("G-Store " + release + " peer");
+    }
   }
 
   @Test

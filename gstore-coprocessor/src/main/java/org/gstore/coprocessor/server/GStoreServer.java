@@ -19,6 +19,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
+import org.gstore.common.GStoreVersion;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupRecord;
@@ -182,7 +183,6 @@ public final class GStoreServer implements GroupService, Closeable {
         threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, deletes::delete, metrics,
         System::currentTimeMillis, threads("leases"));
-
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
     gauges.stats = runtime::stats;
     gauges.retryTimeoutMillis = runtime::retryTimeoutMillis;
@@ -210,7 +210,8 @@ public final class GStoreServer implements GroupService, Closeable {
     peers.warnIfUnauthenticated();
     heartbeatThread.start();
     alertThread.start();
-    LOG.info("G-Store peer {} listening on {}:{}; {}", self, advertised, bound.getPort(), secrets.fingerprints());
+    LOG.info("G-Store {} peer {} listening on {}:{}; {}", GStoreVersion.current(), self, advertised, bound.getPort(),
+        secrets.fingerprints());
     runtime.start();
     leases.start(LEASE_CHECK_MILLIS);
   }

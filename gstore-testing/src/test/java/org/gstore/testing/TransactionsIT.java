@@ -271,6 +271,33 @@ class TransactionsIT {
   }
 
   @Test
+  void aGroupsFirstCommitIsStampedAfterEveryMembersNewestDeleteMarkerInEveryRegion() throws Exception {
+    List<byte[]> rows = TestRows.rows(5_100, 10); // every bucket: spread over all six regions
+    long newestMarker = 0;
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < rows.size(); i++) {
+      long marker = now + 1_000 + 100L * i; // a different newest marker per row, the newest in bucket 9's region
+      table.delete(new org.apache.hadoop.hbase.client.Delete(rows.get(i), marker));
+      newestMarker = Math.max(newestMarker, marker);
+    }
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("after-markers").members(ACCOUNTS, rows).build());
+    long committedAt;
+    try (Transaction txn = g.begin()) {
+      for (byte[] row : rows) {
+        txn.put(ACCOUNTS, new Put(row).addColumn(CF, BALANCE, Bytes.toBytes(7L)));
+      }
+      txn.commit();
+      committedAt = txn.commitTimestamp();
+    }
+    assertThat(committedAt).as("the loaded cache saw the markers of every region").isGreaterThan(newestMarker);
+    g.delete();
+    for (byte[] row : rows) {
+      assertThat(balance(table.get(new Get(row)))).as("no marker hides the commit on " + Bytes.toString(row))
+          .isEqualTo(7);
+    }
+  }
+
+  @Test
   void shippedCellsCarryTheCommitTimestampAndPlainWritesAfterDeleteWin() throws Exception {
     byte[] row = TestRows.row(5_001);
     table.put(new Put(row).addColumn(CF, BALANCE, Bytes.toBytes(10L)));

@@ -30,6 +30,7 @@ public final class GStoreMetrics {
   /** Groups deleted by their leader because their lease lapsed. */
   private final Counter groupLeaseExpiries;
   private final org.apache.hadoop.hbase.metrics.Histogram txnCommitMicros;
+  private final org.apache.hadoop.hbase.metrics.Histogram groupLoadMicros;
   private final Counter regionCloseShippingWaits;
   private final Counter walRecoveries;
   private final Counter commitsReplayed;
@@ -51,6 +52,7 @@ public final class GStoreMetrics {
     groupLeaseExpiries = registry.counter("groupLeaseExpiries");
     txnConflicts = registry.counter("txnConflicts");
     txnCommitMicros = registry.histogram("txnCommitLatencyMicros");
+    groupLoadMicros = registry.histogram("groupLoadLatencyMicros");
     regionCloseShippingWaits = registry.counter("regionCloseShippingWaits");
     walRecoveries = registry.counter("walRecoveries");
     commitsReplayed = registry.counter("commitsReplayed");
@@ -83,6 +85,11 @@ public final class GStoreMetrics {
   public void committed(long nanos) {
     txnCommits.increment();
     txnCommitMicros.update(nanos / 1_000);
+  }
+
+  /** A leader read a group's members into its cache, which took {@code nanos}. */
+  public void groupLoaded(long nanos) {
+    groupLoadMicros.update(nanos / 1_000);
   }
 
   public void leaseExpired() {

@@ -94,8 +94,6 @@ public final class GStoreServer implements GroupService, Closeable {
   private final Path walRoot;
   private final FileSystem walFs;
   private final RecoveryZnodes recoveryZnodes;
-  /** How often lapsed leases are looked for: an expiry takes effect within this much. */
-  private static final long LEASE_CHECK_MILLIS = 1_000;
   private volatile boolean crashed;
   /** {@link #fatal} ran: the region server is aborted once. */
   private final AtomicBoolean stoppedFatally = new AtomicBoolean();
@@ -168,7 +166,8 @@ public final class GStoreServer implements GroupService, Closeable {
     this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), tables, hosted, locator,
         metrics, writer, waiters, threads("protocol"));
     GroupCaches caches = new GroupCaches(
-        new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis()),
+        new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis(), metrics,
+            threads("cache-reads")),
         runtime::awaitGroup, this::leadsHere);
     CommitValidator validator = new CommitValidator(tableGuard,
         env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE),
@@ -213,7 +212,7 @@ public final class GStoreServer implements GroupService, Closeable {
     LOG.info("G-Store {} peer {} listening on {}:{}; {}", GStoreVersion.current(), self, advertised, bound.getPort(),
         secrets.fingerprints());
     runtime.start();
-    leases.start(LEASE_CHECK_MILLIS);
+    leases.start(GroupLeases.CHECK_MILLIS);
   }
 
   private ThreadFactory threads(String role) {

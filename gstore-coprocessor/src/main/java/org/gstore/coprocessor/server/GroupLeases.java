@@ -125,6 +125,9 @@ public final class GroupLeases implements Closeable {
     this.deletions = Executors.newSingleThreadExecutor(threads);
   }
 
+  /** How often a server looks for lapsed leases: an expiry takes effect within this much. */
+  static final long CHECK_MILLIS = 1_000;
+
   /** Checks for lapsed leases every {@code periodMillis}. */
   public void start(long periodMillis) {
     thread.scheduleWithFixedDelay(this::checkSurvivingAnything, periodMillis, periodMillis, TimeUnit.MILLISECONDS);

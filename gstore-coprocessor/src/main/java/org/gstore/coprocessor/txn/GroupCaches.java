@@ -158,6 +158,11 @@ public final class GroupCaches {
     caches.remove(cache.group.id(), cache);
   }
 
+  /** Stops loading; the caches already loaded stay as they are. */
+  void close() {
+    loader.close();
+  }
+
   private synchronized boolean isReleased(GroupRef group) {
     return released.contains(group);
   }

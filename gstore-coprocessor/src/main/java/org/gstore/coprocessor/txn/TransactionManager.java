@@ -61,7 +61,8 @@ public final class TransactionManager {
   private final long waitMillis;
   /** The leader's clock, which commit timestamps follow (HBase stamps plain writes with the same one). */
   private final LongSupplier clock;
-  private final ExecutorService preloader = Executors.newSingleThreadExecutor(r -> daemon(r, "gstore-cache-preload"));
+  /** Loads new groups' caches, several at once (a load waits mostly for HBase's answers). */
+  private final ExecutorService preloader = Executors.newFixedThreadPool(4, r -> daemon(r, "gstore-cache-preload"));
   /** Applies commits whose WAL append outlived their caller's wait, once it is durable. */
   private final ExecutorService settler = Executors.newSingleThreadExecutor(r -> daemon(r, "gstore-commit-settle"));
 
@@ -363,6 +364,7 @@ public final class TransactionManager {
   public void close() {
     preloader.shutdownNow();
     settler.shutdownNow();
+    caches.close();
   }
 
   /** The record's position once durable; null if it is not within the endpoint wait. */

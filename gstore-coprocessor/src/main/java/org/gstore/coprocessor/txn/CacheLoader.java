@@ -11,11 +11,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CancellationException;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -46,17 +47,20 @@ import org.gstore.coprocessor.metrics.GStoreMetrics;
  * so a row's version is the same whichever server loads it, and the group's first commit gets a timestamp above
  * everything HBase holds for its rows, tombstones too.
  *
- * <p>All reads of a load are in flight at once: one raw scan per region the members are in (a scan over several
- * regions visits them one after another) and one batch of gets per table (HBase's client sends it to every server
- * at once), so a load costs about one round trip to the slowest region, not one per region.
+ * <p>A load's reads are in flight side by side: one raw scan per region the members are in (one scan over several
+ * regions would visit them one after another), then one batch of gets per table (HBase's client sends it to every
+ * server at once), so a load costs about two round trips, not one per region.
  *
  * <p>A member stamped too far in the future (beyond {@code gstore.txn.max.future.ms} ahead of this server's clock)
  * is refused with a clear error: the group's commits would have to be stamped after it, and deleting the group
  * would wait for the clock to get there.
  */
 public final class CacheLoader implements GroupLoader {
-  /** Reads in flight at once, over all loads of this server; more wait their turn. */
-  private static final int READ_THREADS = 16;
+  /**
+   * Reads one load has in flight at most; the loading thread waits for its own to end before it sends more. Loads
+   * never wait for each other's reads: a group whose member region is unavailable delays only itself.
+   */
+  private static final int READS_PER_LOAD = 8;
 
   private final Connection connection;
   private final long maxFutureMillis;
@@ -70,9 +74,8 @@ public final class CacheLoader implements GroupLoader {
     this.maxFutureMillis = maxFutureMillis;
     this.retentionMillis = retentionMillis;
     this.metrics = metrics;
-    this.reads = new ThreadPoolExecutor(READ_THREADS, READ_THREADS, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-        threads);
-    reads.allowCoreThreadTimeOut(true); // no idle threads on a server whose groups are quiet
+    // a thread per read in flight, none kept idle: bounded by READS_PER_LOAD times the loads running at once
+    this.reads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), threads);
   }
 
   @Override
@@ -82,18 +85,24 @@ public final class CacheLoader implements GroupLoader {
     for (Key k : record.members(MemberState.Status.JOINED)) {
       byTable.computeIfAbsent(TableName.valueOf(k.table()), t -> new ArrayList<>()).add(k);
     }
-    List<Future<Map<Key, Long>>> scans = new ArrayList<>();
-    Map<TableName, Future<Result[]>> gets = new LinkedHashMap<>();
+    Semaphore inFlight = new Semaphore(READS_PER_LOAD);
+    List<Future<?>> sent = new ArrayList<>();
     try {
+      // the versions first, then the values (as one after the other on one thread): a value read is never older
+      // than the version it is cached under
+      List<Future<Map<Key, Long>>> scans = new ArrayList<>();
       for (Map.Entry<TableName, List<Key>> e : byTable.entrySet()) {
         for (List<Key> inOneRegion : byRegion(e.getKey(), e.getValue())) {
-          scans.add(reads.submit(() -> newestTimestamps(e.getKey(), inOneRegion)));
+          scans.add(send(() -> newestTimestamps(e.getKey(), inOneRegion), inFlight, sent, record));
         }
-        gets.put(e.getKey(), reads.submit(() -> get(e.getKey(), e.getValue())));
       }
       Map<Key, Long> versions = new HashMap<>();
       for (Future<Map<Key, Long>> scan : scans) {
         versions.putAll(await(scan, record));
+      }
+      Map<TableName, Future<Result[]>> gets = new LinkedHashMap<>();
+      for (Map.Entry<TableName, List<Key>> e : byTable.entrySet()) {
+        gets.put(e.getKey(), send(() -> get(e.getKey(), e.getValue()), inFlight, sent, record));
       }
       Map<Key, RowState> loaded = new LinkedHashMap<>();
       long floor = 0;
@@ -109,24 +118,46 @@ public final class CacheLoader implements GroupLoader {
       }
       metrics.groupLoaded(System.nanoTime() - started);
       return new GroupCache(record.group(), incarnation, loaded, floor, retentionMillis);
-    } catch (RejectedExecutionException e) {
-      throw stopping(record);
     } finally {
-      scans.forEach(f -> f.cancel(true)); // after a failure, nothing keeps reading for a load that is over
-      gets.values().forEach(f -> f.cancel(true));
+      sent.forEach(f -> f.cancel(true)); // after a failure, nothing keeps reading for a load that is over
     }
   }
 
-  /** Stops the read threads; a load in progress fails. */
+  /** Stops the read threads: the reads in flight are interrupted, and their loads fail. */
   @Override
   public void close() {
     reads.shutdownNow();
   }
 
+  /** Starts a read once fewer than {@link #READS_PER_LOAD} of this load's are in flight. */
+  private <T> Future<T> send(Callable<T> read, Semaphore inFlight, List<Future<?>> sent, GroupRecord record)
+      throws InterruptedIOException {
+    try {
+      inFlight.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted loading group " + record.id());
+    }
+    try {
+      Future<T> f = reads.submit(() -> {
+        try {
+          return read.call();
+        } finally {
+          inFlight.release();
+        }
+      });
+      sent.add(f);
+      return f;
+    } catch (RejectedExecutionException e) {
+      inFlight.release();
+      throw new InterruptedIOException("G-Store is stopping; group " + record.id() + " was not loaded");
+    }
+  }
+
   private static RowState rowState(Result result, long scannedVersion) {
     long version = scannedVersion;
     Map<ByteString, ByteString> columns = new TreeMap<>(Columns::compare);
-    for (Cell c : result.rawCells()) {
+    for (Cell c : result.listCells() == null ? List.<Cell>of() : result.listCells()) { // null: a row with no cell
       columns.put(Columns.key(CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c)),
           ByteString.copyFrom(CellUtil.cloneValue(c)));
       version = Math.max(version, c.getTimestamp()); // a cell written between the scan and the get
@@ -188,10 +219,6 @@ public final class CacheLoader implements GroupLoader {
     return newest;
   }
 
-  private static InterruptedIOException stopping(GroupRecord record) {
-    return new InterruptedIOException("G-Store is stopping; group " + record.id() + " was not loaded");
-  }
-
   private static <T> T await(Future<T> read, GroupRecord record) throws IOException {
     try {
       return read.get();
@@ -204,8 +231,6 @@ public final class CacheLoader implements GroupLoader {
         throw io;
       }
       throw new IOException("loading group " + record.id() + " failed", cause);
-    } catch (CancellationException e) {
-      throw stopping(record);
     }
   }
 

@@ -6,7 +6,7 @@ package org.gstore.common;
  * rolling upgrade can tell which servers run which release.
  */
 public final class GStoreVersion {
-  /** What {@link #current()} says when the classes were not loaded from a built jar (an IDE, {@code target/classes}). */
+  /** What {@link #current()} says when the classes were not loaded from a built jar (an IDE, target/classes). */
   public static final String UNKNOWN = "unknown (not loaded from a release jar)";
 
   private GStoreVersion() {}

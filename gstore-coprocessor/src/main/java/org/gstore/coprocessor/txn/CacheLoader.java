@@ -88,8 +88,7 @@ public final class CacheLoader implements GroupLoader {
     Semaphore inFlight = new Semaphore(READS_PER_LOAD);
     List<Future<?>> sent = new ArrayList<>();
     try {
-      // the versions first, then the values (as one after the other on one thread): a value read is never older
-      // than the version it is cached under
+      // every version before any value: a value read is then never older than the version it is cached under
       List<Future<Map<Key, Long>>> scans = new ArrayList<>();
       for (Map.Entry<TableName, List<Key>> e : byTable.entrySet()) {
         for (List<Key> inOneRegion : byRegion(e.getKey(), e.getValue())) {

@@ -63,8 +63,8 @@ public final class GroupCaches {
 
   /**
    * The group's serving cache, loaded if needed; null if the group is not active here (never created, being
-   * deleted, ended), which is only said while its leader region is open here. {@link NotServingRegionException} while its leader region closes: HBase's client then finds
-   * the region's next host and calls again.
+   * deleted, ended), which is only said while its leader region is open here. {@link NotServingRegionException}
+   * while its leader region closes: HBase's client then finds the region's next host and calls again.
    */
   GroupCache get(GroupId id) throws IOException {
     GroupCache cache = caches.get(id);

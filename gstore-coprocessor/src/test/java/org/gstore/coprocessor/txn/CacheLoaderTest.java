@@ -23,7 +23,9 @@ import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.metrics.Histogram;
 import org.apache.hadoop.hbase.metrics.MetricRegistries;
+import org.apache.hadoop.hbase.metrics.MetricRegistry;
 import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
 import org.gstore.common.protocol.CreateMode;
 import org.gstore.common.protocol.GroupId;
@@ -46,8 +48,9 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(30)
 class CacheLoaderTest {
-  private static final GStoreMetrics METRICS = new GStoreMetrics(
-      MetricRegistries.global().create(new MetricRegistryInfo("loader-test", "t", "t", "t", false)));
+  private static final MetricRegistry REGISTRY =
+      MetricRegistries.global().create(new MetricRegistryInfo("loader-test", "t", "t", "t", false));
+  private static final GStoreMetrics METRICS = new GStoreMetrics(REGISTRY);
 
   private final CountDownLatch regionComesBack = new CountDownLatch(1);
   private final AtomicInteger scansWaiting = new AtomicInteger();
@@ -68,6 +71,8 @@ class CacheLoaderTest {
     GroupCache other = loader.load(group("game-2", "quick", 40), 1);
 
     assertThat(other.isMember(Key.of("quick", "row-39"))).isTrue();
+    assertThat(((Histogram) REGISTRY.get("groupLoadLatencyMicros").orElseThrow()).getCount())
+        .as("loads timed (groupLoadLatencyMicros)").isEqualTo(1);
     assertThat(stuck).as("still waiting for its regions").isNotDone();
     assertThat(scansWaiting.get()).as("reads one load keeps in flight").isEqualTo(8);
   }

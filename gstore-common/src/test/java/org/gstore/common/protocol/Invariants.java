@@ -62,22 +62,21 @@ final class Invariants {
       return v;
     }
     for (GroupRecord g : e.groups()) {
-      if (!n.equals(cluster.hostOf.get(g.group().leader()))) {
+      if (!cluster.hosts(n, g.group().leader())) {
         v.add(n + " holds group " + g.group() + " whose leader key it does not host");
       } else if (!g.equals(d.groups.get(g.id()))) {
         v.add(n + " has " + g + " in memory but durable state is " + d.groups.get(g.id()));
       }
     }
     for (OwnerRecord o : e.owners()) {
-      if (!n.equals(cluster.hostOf.get(o.key()))) {
+      if (!cluster.hosts(n, o.key())) {
         v.add(n + " holds owner record of " + o.key() + " which it does not host");
       } else if (!o.equals(d.owners.get(o.key()))) {
         v.add(n + " has " + o + " in memory but durable state is " + d.owners.get(o.key()));
       }
     }
-    long hostedGroups = d.groups.values().stream().filter(g -> n.equals(cluster.hostOf.get(g.group().leader())))
-        .count();
-    long hostedOwners = d.owners.keySet().stream().filter(k -> n.equals(cluster.hostOf.get(k))).count();
+    long hostedGroups = d.groups.values().stream().filter(g -> cluster.hosts(n, g.group().leader())).count();
+    long hostedOwners = d.owners.keySet().stream().filter(k -> cluster.hosts(n, k)).count();
     if (hostedGroups != e.groups().size() || hostedOwners != e.owners().size()) {
       v.add(n + " has not loaded all durable state of the keys it hosts");
     }

@@ -11,6 +11,7 @@ import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.gstore.common.protocol.log.Checkpoint;
 
 /**
  * One deterministic schedule of the Key Grouping protocol: a seeded random source, a virtual clock and a priority
@@ -19,6 +20,13 @@ import java.util.function.Supplier;
  *
  * <p>Safety is checked after every event. After the fault phase the network heals, every node restarts, clients
  * finish what they started, and the run must reach a state with no group and no key left yielded.
+ *
+ * <p>When protocol state is logged ({@link SimCluster.Durability#LOG}), nodes also checkpoint their logs now and
+ * then, partly when a write fails; a crashed node's log is replayed by a recovery that may itself crash part way,
+ * before the node restarts or any node opens its keys; what a dead node's checkpointer had in flight may land late;
+ * and a move flushes the old host's log before the new host loads, with a crash possible at each point. Safety is
+ * checked against the durable state (tables plus logs), every load must read exactly the durable state of what it
+ * loads, and at the end the tables must equal it.
  */
 final class Simulation {
   /** Shape of a schedule; {@link #random} draws one from the seed so runs cover many shapes. */
@@ -40,16 +48,17 @@ final class Simulation {
   }
 
   private static final ProtocolConfig CONFIG = new ProtocolConfig(20, 1_000, 64, 16, 10_000);
-  private static final long CLIENT_TIMEOUT = 3_000;
+  static final long CLIENT_TIMEOUT = 3_000;
   private static final long SETTLE_MILLIS = 120_000;
   private static final long MAX_EVENTS = 3_000_000;
   private static final int TRACE_LENGTH = Integer.getInteger("gstore.sim.trace", 300);
 
   private final long seed;
-  private final Random random;
-  private final Shape shape;
-  private final SimCluster cluster;
-  private final List<Key> keys = new ArrayList<>();
+  final Random random;
+  final Shape shape;
+  final SimCluster cluster;
+  private final boolean logged;
+  final List<Key> keys = new ArrayList<>();
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
   private final Map<NodeId, Long> wakeups = new HashMap<>();
   private final Set<Set<NodeId>> cutLinks = new HashSet<>();
@@ -70,6 +79,11 @@ final class Simulation {
   }
 
   Simulation(long seed, ProtocolNode.FollowerFactory followers) {
+    this(seed, followers, SimCluster.Durability.TABLES, SimCluster.Defect.NONE);
+  }
+
+  Simulation(long seed, ProtocolNode.FollowerFactory followers, SimCluster.Durability durability,
+      SimCluster.Defect defect) {
     this.seed = seed;
     this.random = new Random(seed);
     this.shape = Shape.random(random);
@@ -77,7 +91,9 @@ final class Simulation {
     for (int i = 1; i <= shape.nodes(); i++) {
       nodes.add(new NodeId("n" + i));
     }
-    this.cluster = new SimCluster(CONFIG, followers, nodes);
+    this.cluster = new SimCluster(CONFIG, followers, nodes, durability, defect, () -> now,
+        new Random(seed * 31 + 7));
+    this.logged = cluster.logged();
     for (int i = 0; i < shape.keys(); i++) {
       Key k = Key.of("t", String.format("k%02d", i));
       keys.add(k);
@@ -85,13 +101,16 @@ final class Simulation {
     }
     nodes.forEach(n -> cluster.start(n, 0));
     for (int i = 1; i <= shape.clients(); i++) {
-      SimClient c = new SimClient("c" + i);
+      SimClient c = new SimClient(this, "c" + i);
       clients.add(c);
       at(random.nextInt(50), c.name + " starts", c::next);
     }
     scheduleFault("crash", shape.crashPerSecond(), this::crashSomeNode);
     scheduleFault("move", shape.movePerSecond(), this::moveSomeKey);
     scheduleFault("partition", shape.partitionPerSecond(), this::cutSomeLink);
+    if (logged) {
+      nodes.forEach(n -> at(random.nextInt(200), n + " checkpoints", () -> checkpoint(n)));
+    }
     at(shape.faultMillis(), "faults stop, network heals", this::heal);
   }
 
@@ -106,12 +125,15 @@ final class Simulation {
       events++;
       record(e.what);
       e.action.run();
+      violations.addAll(cluster.violations);
+      cluster.violations.clear();
       violations.addAll(Invariants.safety(cluster));
       clients.forEach(SimClient::checkHeld);
       if (!violations.isEmpty()) {
         return result();
       }
       if (!faulty && settled()) {
+        violations.addAll(cluster.tablesMatchDurableState());
         return result();
       }
     }
@@ -132,23 +154,28 @@ final class Simulation {
   }
 
   private boolean settled() {
-    return clients.stream().allMatch(c -> c.state == ClientState.DONE)
-        && cluster.durable.liveGroups() == 0 && cluster.durable.owners.isEmpty();
+    return clients.stream().allMatch(c -> c.state == SimClient.State.DONE)
+        && cluster.durable.liveGroups() == 0 && cluster.durable.owners.isEmpty()
+        && cluster.nodes().stream().allMatch(cluster::isUp);
   }
 
   private List<String> unfinishedClients() {
-    return clients.stream().filter(c -> c.state != ClientState.DONE).map(c -> c.name + ":" + c.state).toList();
+    return clients.stream().filter(c -> c.state != SimClient.State.DONE).map(c -> c.name + ":" + c.state).toList();
   }
 
   // ---- scheduling and tracing
 
   /** Schedules {@code action}; {@code what} describes it in the trace, rendered only if a run fails. */
-  private void at(long time, Supplier<String> what, Runnable action) {
+  void at(long time, Supplier<String> what, Runnable action) {
     queue.add(new Event(Math.max(time, now), sequence++, what, action));
   }
 
-  private void at(long time, String what, Runnable action) {
+  void at(long time, String what, Runnable action) {
     at(time, () -> what, action);
+  }
+
+  long now() {
+    return now;
   }
 
   private void record(Supplier<String> what) {
@@ -167,7 +194,7 @@ final class Simulation {
     counts.merge(what, n, Long::sum);
   }
 
-  private void violation(String what) {
+  void violation(String what) {
     violations.add(what);
   }
 
@@ -179,7 +206,7 @@ final class Simulation {
    * before the write (unless the step reserves uids), and while faults run the node may crash during the write,
    * more often when early datagrams left: that is the window they open.
    */
-  private void output(NodeId node, Step step) {
+  void output(NodeId node, Step step) {
     boolean early = !step.early().isEmpty() && !step.reservesUids();
     if (early) {
       count("early datagrams", step.early().size());
@@ -188,8 +215,7 @@ final class Simulation {
     if (faulty && !step.changes().isEmpty() && random.nextDouble() < (early ? 0.1 : 0.01)) {
       record("CRASH " + node + " while writing " + step.changes().size() + " change(s)");
       count("crashes while writing", 1);
-      cluster.crashWhileWriting(node, step, random);
-      crashed(node);
+      crashed(node, cluster.crashWhileWriting(node, step, random));
       return;
     }
     cluster.persist(node, step);
@@ -282,32 +308,102 @@ final class Simulation {
     }
     record("CRASH " + n);
     count("crashes", 1);
-    cluster.crash(n);
-    crashed(n);
+    crashed(n, cluster.crash(n));
   }
 
-  private void crashed(NodeId n) {
+  /**
+   * After a crash: a restart, and when state is logged a recovery of the dead log and, sometimes, a late landing of
+   * what the dead node's checkpointer had in flight.
+   */
+  private void crashed(NodeId n, Checkpoint inFlight) {
     wakeups.remove(n);
     at(now + 50 + random.nextInt(2_000), "restart " + n, () -> restart(n));
+    if (logged) {
+      at(now + 20 + random.nextInt(500), "recover " + n, () -> recover(n));
+      if (!inFlight.changes().isEmpty() && random.nextDouble() < 0.3) {
+        count("late writes of dead checkpointers", 1);
+        at(now + random.nextInt(3_000), () -> "late checkpoint write of dead " + n + ": " + inFlight.changes(),
+            () -> cluster.landLate(inFlight, random));
+      }
+    }
   }
 
   private void restart(NodeId n) {
     if (cluster.isUp(n)) {
       return;
     }
-    cluster.start(n, now);
+    if (!cluster.start(n, now)) {
+      at(now + 100, n + " waits for its log's recovery to restart", () -> restart(n));
+      return;
+    }
     scheduleWakeup(n);
+  }
+
+  /** A recovery of {@code n}'s dead logs; while faults run, the recoverer may crash part way and run again. */
+  private void recover(NodeId n) {
+    if (!cluster.awaitsRecovery(n)) {
+      return;
+    }
+    boolean tear = faulty && random.nextDouble() < 0.2;
+    if (cluster.recover(n, random, tear, now)) {
+      count("recoveries", 1);
+      record("RECOVERED " + n);
+      cluster.nodes().forEach(this::scheduleWakeup);
+    } else {
+      count("recoveries torn", 1);
+      record("RECOVERER CRASHED replaying " + n);
+      at(now + 20 + random.nextInt(300), "recover " + n + " again", () -> recover(n));
+    }
+  }
+
+  /** {@code n}'s checkpointer runs now and then; while faults run, a write may fail part way, or crash the node. */
+  private void checkpoint(NodeId n) {
+    boolean tear = faulty && random.nextDouble() < 0.2;
+    if (cluster.checkpoint(n, random, tear)) {
+      count("checkpoints torn", 1);
+      if (random.nextDouble() < 0.2) {
+        record("CRASH " + n + " during a checkpoint");
+        count("crashes during checkpoints", 1);
+        crashed(n, cluster.crash(n));
+      }
+    }
+    at(now + 1 + random.nextInt(150), () -> n + " checkpoints", () -> checkpoint(n));
   }
 
   private void moveSomeKey() {
     Key k = pick(keys);
+    if (cluster.inTransit(k)) {
+      return;
+    }
     List<NodeId> others = new ArrayList<>(cluster.nodes());
     others.remove(cluster.hostOf.get(k));
     NodeId from = cluster.hostOf.get(k);
     NodeId to = pick(others);
     record("MOVE " + k + " " + from + " -> " + to);
     count("key moves", 1);
-    output(from, cluster.move(k, to, now));
+    if (!logged) {
+      output(from, cluster.move(k, to, now));
+      scheduleWakeup(to);
+      return;
+    }
+    output(from, cluster.unloadForMove(k, to));
+    if (cluster.isUp(from) && random.nextDouble() < 0.1) {
+      record("CRASH " + from + " closing " + k + ", before its flush");
+      count("crashes closing a region", 1);
+      crashed(from, cluster.crash(from));
+    } else if (cluster.isUp(from) && random.nextDouble() < 0.05) {
+      cluster.checkpoint(from, random, true);
+      record("CRASH " + from + " closing " + k + ", during its flush");
+      count("crashes closing a region", 1);
+      crashed(from, cluster.crash(from));
+    }
+    cluster.closeFlush(from);
+    cluster.completeMove(k, now);
+    if (cluster.isUp(to) && random.nextDouble() < 0.05) {
+      record("CRASH " + to + " opening " + k);
+      count("crashes opening a region", 1);
+      crashed(to, cluster.crash(to));
+    }
     scheduleWakeup(to);
   }
 
@@ -333,154 +429,14 @@ final class Simulation {
     clients.forEach(SimClient::stop);
   }
 
-  private <T> T pick(List<T> list) {
+  <T> T pick(List<T> list) {
     return list.get(random.nextInt(list.size()));
   }
 
   // ---- clients
 
-  private enum ClientState { IDLE, CREATING, HOLDING, DELETING, DONE }
-
   private SimClient clientOf(String requestId) {
     String name = requestId.substring(0, requestId.indexOf('-'));
     return clients.stream().filter(c -> c.name.equals(name)).findFirst().orElseThrow();
-  }
-
-  /**
-   * A client that repeatedly forms a group over random keys, holds it, and deletes it; sometimes it deletes while
-   * creation is still running. Requests go to the leader key's current host and are retried, with the same
-   * request id, on timeout or NOT_LEADER, like the HBase client retries an endpoint call.
-   */
-  private final class SimClient {
-    final String name;
-    ClientState state = ClientState.IDLE;
-    boolean stopping;
-    int cycle;
-    int requests;
-    ClientRequest pending;
-    long lastDelivery;
-    /** The group this client was told was CREATED, until it asks to delete it. */
-    GroupRecord held;
-
-    SimClient(String name) {
-      this.name = name;
-    }
-
-    void next() {
-      if (stopping) {
-        state = ClientState.DONE;
-        return;
-      }
-      cycle++;
-      List<Key> shuffled = new ArrayList<>(keys);
-      java.util.Collections.shuffle(shuffled, random);
-      int size = 1 + random.nextInt(Math.min(shape.maxMembers(), keys.size()));
-      Set<Key> members = new HashSet<>(shuffled.subList(0, size));
-      Key leader = pick(new ArrayList<>(new java.util.TreeSet<>(members)));
-      CreateMode mode = random.nextBoolean() ? CreateMode.ATOMIC : CreateMode.BEST_EFFORT;
-      GroupId id = new GroupId(name + "-g" + cycle, leader);
-      state = ClientState.CREATING;
-      ClientRequest create = new ClientRequest.Create(name + "-r" + (++requests), id, members, mode);
-      issue(create);
-      if (random.nextDouble() < 0.15) {
-        at(now + random.nextInt(60), name + " deletes during create", () -> {
-          if (pending == create) {
-            delete(id);
-          }
-        });
-      }
-    }
-
-    /**
-     * What CREATED promised holds until the client deletes the group, whatever crashed since: the group lives in
-     * durable state (a restart resumes it), every member it reported joined is durably fenced to it, and the group
-     * is active with exactly those members (while a restarted leader re-forms it, it may be CREATING).
-     */
-    void checkHeld() {
-      if (held == null) {
-        return;
-      }
-      GroupRecord g = cluster.durable.groups.get(held.id());
-      if (g == null || !g.group().equals(held.group())
-          || g.phase() != GroupPhase.CREATING && g.phase() != GroupPhase.ACTIVE) {
-        violation(name + " holds " + held.group() + " but its durable record is " + g);
-      } else if (g.phase() == GroupPhase.ACTIVE && !g.members(MemberState.Status.JOINED)
-          .equals(held.members(MemberState.Status.JOINED))) {
-        violation(name + " was told " + held + " but the group is active as " + g);
-      }
-      for (Key k : held.members(MemberState.Status.JOINED)) {
-        OwnerRecord o = cluster.durable.owners.get(k);
-        if (o == null || !o.group().equals(held.group())) {
-          violation(name + " holds " + held.group() + " with " + k + " joined, but its durable owner is " + o);
-        }
-      }
-    }
-
-    void stop() {
-      stopping = true;
-      if (state == ClientState.IDLE) {
-        state = ClientState.DONE;
-      }
-    }
-
-    void delete(GroupId id) {
-      held = null;
-      state = ClientState.DELETING;
-      issue(new ClientRequest.Delete(name + "-r" + (++requests), id));
-    }
-
-    void issue(ClientRequest request) {
-      pending = request;
-      send(request);
-    }
-
-    /** Sends to the leader key's current host; requests of one client arrive in the order sent. */
-    void send(ClientRequest request) {
-      NodeId host = cluster.hostOf.get(request.group().leader());
-      lastDelivery = Math.max(now + 1 + random.nextInt(5), lastDelivery);
-      at(lastDelivery, () -> name + " -> " + host + " " + Describe.request(request), () -> {
-        ProtocolNode engine = cluster.engine(host);
-        if (engine != null) {
-          output(host, engine.handle(request, now));
-        }
-      });
-      at(now + CLIENT_TIMEOUT, () -> name + " timeout " + request.requestId(), () -> {
-        if (pending == request) {
-          send(request);
-        }
-      });
-    }
-
-    void onReply(Reply r) {
-      if (pending == null || !pending.requestId().equals(r.requestId())) {
-        return; // an answer to a request this client no longer waits for
-      }
-      switch (r.outcome()) {
-        case NOT_LEADER -> {
-          ClientRequest again = pending;
-          at(now + 10, name + " retries " + again.requestId(), () -> {
-            if (pending == again) {
-              send(again);
-            }
-          });
-        }
-        case CREATED -> {
-          GroupId id = pending.group();
-          held = ((Reply.Create) r).group();
-          pending = null;
-          state = ClientState.HOLDING;
-          at(now + random.nextInt(500), name + " deletes " + id, () -> delete(id));
-        }
-        case FAILED -> finished();
-        case DELETED, NOT_FOUND -> finished();
-        case EXISTS, INVALID -> violation(name + " got " + r + " for " + pending);
-      }
-    }
-
-    private void finished() {
-      pending = null;
-      state = ClientState.IDLE;
-      at(now + random.nextInt(100), name + " next", this::next);
-    }
   }
 }

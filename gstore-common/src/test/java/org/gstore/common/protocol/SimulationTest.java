@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 import org.gstore.common.sim.SeededRuns;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Runs many seeded schedules of the protocol under loss, duplication, reordering, partitions, crashes and key
@@ -19,6 +21,21 @@ class SimulationTest {
   @Test
   @Timeout(value = 60, unit = TimeUnit.MINUTES)
   void randomSchedulesStaySafeAndLeaveNoGhostGroups() {
+    runSchedules(SimCluster.Durability.TABLES);
+  }
+
+  /**
+   * The same with protocol state logged: checkpoints written partly or late, recoveries that crash, moves that crash
+   * before or during the old host's flush. Besides safety, every load reads exactly the durable state, and at the
+   * end the tables equal it.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.MINUTES)
+  void randomSchedulesWithLoggedStateStaySafeAndLoadExactlyTheDurableState() {
+    runSchedules(SimCluster.Durability.LOG);
+  }
+
+  private static void runSchedules(SimCluster.Durability durability) {
     SeededRuns schedules = SeededRuns.fromSystemProperties("gstore.sim", DEFAULT_RUNS);
     long base = schedules.firstSeed();
     int runs = schedules.runs();
@@ -28,7 +45,7 @@ class SimulationTest {
     Simulation.Result firstFailure = null;
     java.util.Map<String, Long> totals = new java.util.TreeMap<>();
     for (int i = 0; i < runs; i++) {
-      Simulation.Result r = new Simulation(base + i, Follower::new).run();
+      Simulation.Result r = new Simulation(base + i, Follower::new, durability, SimCluster.Defect.NONE).run();
       r.counts().forEach((k, v) -> totals.merge(k, v, Long::sum));
       violations += r.violations().size();
       ghosts += r.ghosts().size();
@@ -36,8 +53,9 @@ class SimulationTest {
         firstFailure = r;
       }
     }
-    System.out.println("simulation coverage: " + totals);
-    System.out.printf("simulation runs=%d violations=%d ghost-groups=%d seed=%d%n", runs, violations, ghosts, base);
+    System.out.println("simulation coverage (" + durability + "): " + totals);
+    System.out.printf("simulation state=%s runs=%d violations=%d ghost-groups=%d seed=%d%n", durability, runs,
+        violations, ghosts, base);
     if (firstFailure != null) {
       fail(report(firstFailure));
     }
@@ -61,10 +79,26 @@ class SimulationTest {
         || v.contains("holds") && v.contains("durable owner is"));
   }
 
+  /** Each planted defect in how logged state reaches the tables is caught, with the violation it causes. */
+  @ParameterizedTest
+  @EnumSource(value = SimCluster.Defect.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void simulatorCatchesEveryPlantedProtocolLogDefect(SimCluster.Defect defect) {
+    Simulation.Result caught = firstFailure(Follower::new, SimCluster.Durability.LOG, defect, 2_000);
+    assertThat(caught).as("planted defect " + defect + " must be caught").isNotNull();
+    System.out.println("caught " + defect + " at seed " + caught.seed() + ": " + (caught.violations().isEmpty()
+        ? "ghosts " + caught.ghosts() : caught.violations().get(0).lines().findFirst().orElse("")));
+  }
+
   private static Simulation.Result firstFailure(ProtocolNode.FollowerFactory followers, int maxRuns) {
+    return firstFailure(followers, SimCluster.Durability.TABLES, SimCluster.Defect.NONE, maxRuns);
+  }
+
+  private static Simulation.Result firstFailure(ProtocolNode.FollowerFactory followers,
+      SimCluster.Durability durability, SimCluster.Defect defect, int maxRuns) {
     long base = 7_000_000L;
     for (int i = 0; i < maxRuns; i++) {
-      Simulation.Result r = new Simulation(base + i, followers).run();
+      Simulation.Result r = new Simulation(base + i, followers, durability, defect).run();
       if (!r.ok()) {
         System.out.printf("planted bug caught after %d run(s), seed=%d%n", i + 1, r.seed());
         return r;

@@ -27,6 +27,7 @@ import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Reply;
+import org.gstore.common.protocol.log.VersionClock;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
@@ -124,7 +125,7 @@ public final class GStoreServer implements GroupService, Closeable {
     this.secrets = ClusterSecrets.of(config);
     OwnerToken ownerToken = secrets.ownerTokens();
     this.writeFence = new WriteFence(hosted, ownerToken);
-    this.tables = new StateTables(env.getConnection());
+    this.tables = new StateTables(env.getConnection(), new VersionClock());
     GStoreMetrics metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
     HBaseKeyLocator locator = new HBaseKeyLocator(env.getConnection());
     this.peers = new PeerRegistry(env.getConfiguration());

@@ -18,7 +18,6 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
@@ -41,8 +40,11 @@ import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.OwnerRecord;
 import org.gstore.common.protocol.StateChange;
 import org.gstore.common.protocol.WriteOrder;
+import org.gstore.common.protocol.log.LoggedChange;
+import org.gstore.common.protocol.log.VersionClock;
 import org.gstore.common.wire.RecordCodec;
 import org.gstore.common.wire.StateLayout;
+import org.gstore.common.wire.StateMutations;
 import org.gstore.common.wire.StateRows;
 
 /**
@@ -50,6 +52,13 @@ import org.gstore.common.wire.StateRows;
  * a key), {@code gstore:owners} (keys that are not free) and {@code gstore:nodes} (uid reservations). State is
  * stored per key, not per server, so it follows rows when regions move, split or reopen elsewhere; operators can
  * read it with the HBase shell.
+ *
+ * <p>Every record cell carries its write's version as its timestamp ({@link VersionClock}), and a release is a
+ * delete marker at its version: a write that lands late (a dead server's batch, retried by its HBase client after
+ * the row's next host wrote newer state) hides behind the newer cell or marker instead of replacing it. Major
+ * compactions keep the markers {@link GStoreConfig#DELETES_RETAIN_MS} (HBase's time to purge deletes, set on the
+ * tables' family), far longer than any write stays in flight. A load observes the versions of what it reads,
+ * markers included, so this server's next writes to those rows are above them whatever its clock says.
  */
 public final class StateTables implements StepWriter.Store, GroupLeases.Store {
   public static final String NAMESPACE = StateLayout.NAMESPACE;
@@ -58,11 +67,14 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
   static final TableName NODES = StateLayout.NODES;
   public static final byte[] FAMILY = StateLayout.FAMILY;
   public static final byte[] RECORD = StateLayout.RECORD;
-  static final byte[] UIDS = Bytes.toBytes("uids");
+  static final byte[] UIDS = StateMutations.UIDS;
   /** A group's lease, next to its record ({@code LeaseRecordProto}). */
   static final byte[] LEASE = StateLayout.LEASE;
+  /** HBase's store setting: how long major compactions keep delete markers. */
+  static final String PURGE_DELETES = "hbase.hstore.time.to.purge.deletes";
 
   private final Connection connection;
+  private final VersionClock clock;
   /** Writes a phase's other tables while the writer thread writes one; idle threads end after a minute. */
   private final ExecutorService parallel = new ThreadPoolExecutor(0, 2, 60, TimeUnit.SECONDS,
       new SynchronousQueue<>(), runnable -> {
@@ -71,8 +83,10 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
         return t;
       });
 
-  StateTables(Connection connection) {
+  /** @param clock stamps this server's writes and observes the versions its loads read */
+  StateTables(Connection connection, VersionClock clock) {
     this.connection = connection;
+    this.clock = clock;
   }
 
   /** Stops the threads of {@link #write}; the connection is the caller's. */
@@ -97,21 +111,31 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
       } catch (NamespaceExistException e) {
         // created by another server
       }
+      String purgeDeletes = Long.toString(GStoreConfig.deletesRetainMillis(connection.getConfiguration()));
       for (TableName t : List.of(GROUPS, OWNERS, NODES)) {
         if (!admin.tableExists(t)) {
           try {
             admin.createTable(TableDescriptorBuilder.newBuilder(t)
-                .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(FAMILY).setMaxVersions(1).build())
+                .setColumnFamily(family(purgeDeletes))
                 .setDurability(Durability.SYNC_WAL)
                 .build());
           } catch (TableExistsException e) {
             // created by another server
           }
+        } else if (!purgeDeletes.equals(admin.getDescriptor(t).getColumnFamily(FAMILY)
+            .getConfigurationValue(PURGE_DELETES))) {
+          admin.modifyColumnFamily(t, family(purgeDeletes)); // tables of a release before versioned cells
         }
       }
       OutcomeTable.ensureExists(admin, connection.getConfiguration().getLong(GStoreConfig.TXN_OUTCOME_RETAIN_MS,
           OutcomeTable.DEFAULT_RETAIN_MILLIS));
     }
+  }
+
+  /** The state tables' one family: a version per cell, delete markers kept {@code purgeDeletes} ms. */
+  private static org.apache.hadoop.hbase.client.ColumnFamilyDescriptor family(String purgeDeletes) {
+    return ColumnFamilyDescriptorBuilder.newBuilder(FAMILY).setMaxVersions(1)
+        .setConfiguration(PURGE_DELETES, purgeDeletes).build();
   }
 
   @Override
@@ -165,7 +189,11 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
   long reservedUids(NodeId node) throws IOException {
     try (Table t = connection.getTable(NODES)) {
       Result r = t.get(new Get(Bytes.toBytes(node.value())).addColumn(FAMILY, UIDS));
-      return r.isEmpty() ? 0 : Bytes.toLong(r.getValue(FAMILY, UIDS));
+      if (r.isEmpty()) {
+        return 0;
+      }
+      clock.observe(r.getColumnLatestCell(FAMILY, UIDS).getTimestamp());
+      return Bytes.toLong(r.getValue(FAMILY, UIDS));
     }
   }
 
@@ -189,7 +217,27 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
         owners.add(RecordCodec.decodeOwner(r.getValue(FAMILY, RECORD)));
       }
     }
+    observeVersions(GROUPS, scan);
+    observeVersions(OWNERS, scan);
     return new Loaded(groups, owners);
+  }
+
+  /**
+   * Observes the newest version of every cell and delete marker in {@code range} (a raw scan: released rows are
+   * markers, which a plain scan does not return), so this server writes those rows above them.
+   */
+  private void observeVersions(TableName table, Scan range) throws IOException {
+    Scan raw = new Scan().withStartRow(range.getStartRow()).withStopRow(range.getStopRow()).addFamily(FAMILY)
+        .setRaw(true).readAllVersions();
+    long newest = 0;
+    try (Table t = connection.getTable(table); ResultScanner rs = t.getScanner(raw)) {
+      for (Result r = rs.next(); r != null; r = rs.next()) {
+        for (org.apache.hadoop.hbase.Cell c : r.rawCells()) {
+          newest = Math.max(newest, c.getTimestamp());
+        }
+      }
+    }
+    clock.observe(newest);
   }
 
   record Loaded(List<GroupRecord> groups, List<OwnerRecord> owners) {}
@@ -201,10 +249,17 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
    */
   @Override
   public void write(List<StateChange> changes) throws IOException {
-    for (List<StateChange> phase : WriteOrder.phases(changes)) {
+    writeVersioned(clock.stamp(changes, System.currentTimeMillis()));
+  }
+
+  /** {@link #write}s changes already stamped with their versions (a checkpoint or a replay of logged ones). */
+  public void writeVersioned(List<LoggedChange> changes) throws IOException {
+    Map<StateChange, LoggedChange> stamped = new java.util.IdentityHashMap<>();
+    changes.forEach(c -> stamped.put(c.change(), c));
+    for (List<StateChange> phase : WriteOrder.phases(changes.stream().map(LoggedChange::change).toList())) {
       Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
       for (StateChange c : phase) {
-        byTable.computeIfAbsent(tableOf(c), t -> new ArrayList<>()).add(sync(mutation(c)));
+        byTable.computeIfAbsent(tableOf(c), t -> new ArrayList<>()).add(StateMutations.of(stamped.get(c)));
       }
       writeAtOnce(byTable);
     }
@@ -248,28 +303,7 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
 
   /** The table a change is written to. */
   static TableName tableOf(StateChange change) {
-    if (change instanceof StateChange.PutGroup || change instanceof StateChange.RemoveGroup) {
-      return GROUPS;
-    }
-    if (change instanceof StateChange.PutOwner || change instanceof StateChange.RemoveOwner) {
-      return OWNERS;
-    }
-    return NODES;
-  }
-
-  /** The row write that makes {@code change} durable in {@link #tableOf}'s table. */
-  private static Mutation mutation(StateChange change) {
-    if (change instanceof StateChange.PutGroup p) {
-      return new Put(StateRows.group(p.record().id())).addColumn(FAMILY, RECORD, RecordCodec.encode(p.record()));
-    } else if (change instanceof StateChange.RemoveGroup r) {
-      return new Delete(StateRows.group(r.group().id()));
-    } else if (change instanceof StateChange.PutOwner p) {
-      return new Put(StateRows.owner(p.record().key())).addColumn(FAMILY, RECORD, RecordCodec.encode(p.record()));
-    } else if (change instanceof StateChange.RemoveOwner r) {
-      return new Delete(StateRows.owner(r.key()));
-    }
-    StateChange.ReserveUids u = (StateChange.ReserveUids) change;
-    return new Put(Bytes.toBytes(u.node().value())).addColumn(FAMILY, UIDS, Bytes.toBytes(u.upTo()));
+    return StateMutations.tableOf(change);
   }
 
   private void batch(TableName name, List<Mutation> mutations) throws IOException {

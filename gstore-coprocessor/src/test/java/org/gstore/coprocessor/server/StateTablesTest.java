@@ -34,7 +34,7 @@ class StateTablesTest {
     Connection connection = mock(Connection.class);
     when(connection.getTable(any())).thenReturn(table);
 
-    StateTables tables = new StateTables(connection);
+    StateTables tables = new StateTables(connection, new org.gstore.common.protocol.log.VersionClock());
 
     assertThatThrownBy(() -> tables.load("players", HConstants.EMPTY_START_ROW, HConstants.EMPTY_END_ROW))
         .isInstanceOf(IOException.class).hasMessageContaining("mid-scan");

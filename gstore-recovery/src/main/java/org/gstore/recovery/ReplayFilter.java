@@ -26,9 +26,12 @@ public final class ReplayFilter {
     }
   }
 
-  /** Whether record number {@code index} must be written: a commit after its group's last persisted mark. */
+  /**
+   * Whether record number {@code index} must be written: a commit after its group's last persisted mark (not a
+   * mark, nor a protocol record: {@link org.gstore.recovery.hbase.ProtocolReplay} writes those).
+   */
   public boolean replays(long index, WalRecordProto record) {
-    if (record.getPersistedMark()) {
+    if (record.getPersistedMark() || record.hasProtocol()) {
       return false;
     }
     Long mark = lastMark.get(DatagramCodec.fromProto(record.getGroup()));

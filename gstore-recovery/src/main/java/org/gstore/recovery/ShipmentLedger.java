@@ -95,6 +95,20 @@ public final class ShipmentLedger {
     handedOver[position.stream()].mark(position.seq());
   }
 
+  /**
+   * A record that is not a commit but must stay in the WAL until {@link #release}d (a protocol record not yet
+   * checkpointed) is durable at {@code position}.
+   */
+  public synchronized void hold(WalPosition position) {
+    heldSeqs.get(position.stream()).add(position.seq());
+    handedOver[position.stream()].mark(position.seq());
+  }
+
+  /** The record {@link #hold held} at {@code position} need not stay in the WAL any more. */
+  public synchronized void release(WalPosition position) {
+    heldSeqs.get(position.stream()).remove(position.seq());
+  }
+
   /** The epoch to pass to {@link #shipped} for a batch about to be sent. */
   public synchronized long epoch() {
     return epoch;

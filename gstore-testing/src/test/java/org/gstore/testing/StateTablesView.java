@@ -62,7 +62,10 @@ final class StateTablesView {
     List<byte[]> values = new ArrayList<>();
     try (Table t = cluster.getConnection().getTable(name); ResultScanner rs = t.getScanner(new Scan())) {
       for (Result r : rs) {
-        values.add(r.getValue(FAMILY, RECORD));
+        byte[] record = r.getValue(FAMILY, RECORD);
+        if (record != null) { // a row with only a lease: its group's record is not in the table (yet, or any more)
+          values.add(record);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);

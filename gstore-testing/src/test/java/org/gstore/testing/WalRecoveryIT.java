@@ -273,6 +273,9 @@ class WalRecoveryIT {
         new RecoveryZnodes(() -> zk, parent, ZooDefs.Ids.OPEN_ACL_UNSAFE),
         new CommitApplier(cluster.getConnection(), new OwnerToken(cluster.clusterSecret()), Durability.SYNC_WAL,
             (int) attemptMillis),
+        changes -> {
+          throw new AssertionError("these logs hold no protocol state: " + changes);
+        },
         600_000, attemptMillis);
   }
 

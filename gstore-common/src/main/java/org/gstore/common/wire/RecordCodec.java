@@ -71,16 +71,23 @@ public final class RecordCodec {
   }
 
   public static byte[] encode(OwnerRecord o) {
+    return toProto(o).toByteArray();
+  }
+
+  public static OwnerRecordProto toProto(OwnerRecord o) {
     return OwnerRecordProto.newBuilder()
         .setKey(DatagramCodec.toProto(o.key()))
         .setGroup(DatagramCodec.toProto(o.group()))
         .setYieldId(DatagramCodec.toProto(o.yieldId()))
         .setState(OwnerRecordProto.State.valueOf(o.state().name()))
-        .build().toByteArray();
+        .build();
   }
 
   public static OwnerRecord decodeOwner(byte[] bytes) throws InvalidProtocolBufferException {
-    OwnerRecordProto p = OwnerRecordProto.parseFrom(bytes);
+    return fromProto(OwnerRecordProto.parseFrom(bytes));
+  }
+
+  public static OwnerRecord fromProto(OwnerRecordProto p) {
     return new OwnerRecord(DatagramCodec.fromProto(p.getKey()), DatagramCodec.fromProto(p.getGroup()),
         DatagramCodec.fromProto(p.getYieldId()), OwnerRecord.State.valueOf(p.getState().name()));
   }

@@ -46,7 +46,9 @@ public record GStoreConfig(
     long recoveryHeartbeatMillis,
     long recoveryZombieWindowMillis,
     long alertShippingLagMillis,
-    long alertStalledMillis) {
+    long alertStalledMillis,
+    boolean protocolLogged,
+    long checkpointDelayMillis) {
 
   /**
    * The class name of G-Store's region coprocessor, as tables and {@code hbase.coprocessor.user.region.classes} name
@@ -103,6 +105,17 @@ public record GStoreConfig(
   public static final String SHIPPER_DURABILITY = "gstore.shipper.durability";
   /** Test-only: holds every commit this long before shipping, so a test can crash a server with commits unshipped. */
   public static final String SHIPPER_DELAY_MS = "gstore.shipper.delay.ms";
+  /**
+   * Where protocol state becomes durable first: {@code table} (each step's records written to the state tables
+   * before its messages leave) or {@code wal} (logged in the shared WAL, checkpointed to the tables in the
+   * background). Every server must run a release that reads protocol records before any server logs them.
+   */
+  public static final String PROTOCOL_LOG = "gstore.protocol.log";
+  /**
+   * Test-only: how long a logged protocol record waits before its checkpoint (a closing region or a stopping
+   * server still flushes at once), so a test can crash a server between a record's hflush and its checkpoint.
+   */
+  public static final String PROTOCOL_CHECKPOINT_DELAY_MS = "gstore.protocol.checkpoint.delay.ms";
   /** How long a dead server's replayed WAL is kept, for an operator to read ({@code gstore wal}). */
   public static final String RECOVERY_RETAIN_MS = "gstore.recovery.retain.ms";
   /** How often each server claims T_P and each leader drops what every server persisted (see docs/recovery.md). */
@@ -201,7 +214,17 @@ public record GStoreConfig(
             2L * conf.getLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HConstants.DEFAULT_HBASE_RPC_TIMEOUT), 1_000,
             3_600_000),
         longIn(conf, ALERT_SHIPPING_LAG_MS, 60_000, 1_000, 24L * 3_600_000),
-        longIn(conf, ALERT_STALLED_MS, 300_000, 1_000, 24L * 3_600_000));
+        longIn(conf, ALERT_STALLED_MS, 300_000, 1_000, 24L * 3_600_000),
+        protocolLogged(conf),
+        longIn(conf, PROTOCOL_CHECKPOINT_DELAY_MS, 0, 0, 24L * 3_600_000));
+  }
+
+  private static boolean protocolLogged(Configuration conf) {
+    String raw = conf.getTrimmed(PROTOCOL_LOG, "table");
+    if (!raw.equals("table") && !raw.equals("wal")) {
+      throw new IllegalArgumentException(PROTOCOL_LOG + " must be 'table' or 'wal', not '" + raw + "'");
+    }
+    return raw.equals("wal");
   }
 
   /**

@@ -23,6 +23,8 @@ public final class GStoreMetrics {
   private final Counter stateWrites;
   private final Counter stateWriteFailures;
   private final org.apache.hadoop.hbase.metrics.Histogram stateWriteMicros;
+  private final Counter stateCheckpoints;
+  private final org.apache.hadoop.hbase.metrics.Histogram stateCheckpointMicros;
   private final Counter txnCommits;
   private final Counter txnConflicts;
   /** Commits whose earlier outcome the leader had to look up in gstore:outcomes (retries across leaders). */
@@ -47,6 +49,8 @@ public final class GStoreMetrics {
     stateWrites = registry.counter("stateWrites");
     stateWriteFailures = registry.counter("stateWriteFailures");
     stateWriteMicros = registry.histogram("stateWriteLatencyMicros");
+    stateCheckpoints = registry.counter("stateCheckpoints");
+    stateCheckpointMicros = registry.histogram("stateCheckpointLatencyMicros");
     txnCommits = registry.counter("txnCommits");
     txnOutcomeLookups = registry.counter("txnOutcomeLookups");
     groupLeaseExpiries = registry.counter("groupLeaseExpiries");
@@ -120,6 +124,8 @@ public final class GStoreMetrics {
     public volatile ThresholdAlerts alerts;
     /** How many files the shared WAL has. */
     public volatile Supplier<Long> walFiles = () -> 0L;
+    /** Protocol records in the WAL not yet in the state tables. */
+    public volatile Supplier<Integer> protocolRecordsPending = () -> 0;
   }
 
   private static final Map<MetricRegistry, Sources> SOURCES = new java.util.concurrent.ConcurrentHashMap<>();
@@ -151,6 +157,7 @@ public final class GStoreMetrics {
       gauge(r, "persistenceHeartbeatFailures", () -> s.heartbeat == null ? 0L : s.heartbeat.failures());
       gauge(r, "serverDeathsSeen", () -> s.heartbeat == null ? 0L : s.heartbeat.deathsSeen());
       gauge(r, "walFiles", () -> s.walFiles.get());
+      gauge(r, "protocolRecordsPending", () -> (long) s.protocolRecordsPending.get());
       gauge(r, "walFilesDeleted", () -> s.heartbeat == null ? 0L : s.heartbeat.walFilesDeleted());
       gauge(r, "alertsActive", () -> s.alerts == null ? 0L : s.alerts.active().size());
       for (ThresholdAlerts.Cause cause : ThresholdAlerts.Cause.values()) {
@@ -189,6 +196,12 @@ public final class GStoreMetrics {
   public void stateWritten(long nanos) {
     stateWrites.increment();
     stateWriteMicros.update(nanos / 1_000);
+  }
+
+  /** Logged protocol state reached the state tables in one checkpoint, which took {@code nanos}. */
+  public void stateCheckpointed(long nanos) {
+    stateCheckpoints.increment();
+    stateCheckpointMicros.update(nanos / 1_000);
   }
 
   public void stateWriteFailed() {

@@ -94,6 +94,8 @@ public final class GStoreServer implements GroupService, Closeable {
   private final HeartbeatThread alertThread;
   private final Path walRoot;
   private final FileSystem walFs;
+  /** Where protocol state is logged before the tables ({@code gstore.protocol.log=wal}), or null. */
+  private final LoggedStateStore stateLog;
   private final RecoveryZnodes recoveryZnodes;
   private volatile boolean crashed;
   /** {@link #fatal} ran: the region server is aborted once. */
@@ -125,7 +127,8 @@ public final class GStoreServer implements GroupService, Closeable {
     this.secrets = ClusterSecrets.of(config);
     OwnerToken ownerToken = secrets.ownerTokens();
     this.writeFence = new WriteFence(hosted, ownerToken);
-    this.tables = new StateTables(env.getConnection(), new VersionClock());
+    VersionClock versions = new VersionClock();
+    this.tables = new StateTables(env.getConnection(), versions);
     GStoreMetrics metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
     HBaseKeyLocator locator = new HBaseKeyLocator(env.getConnection());
     this.peers = new PeerRegistry(env.getConfiguration());
@@ -146,7 +149,9 @@ public final class GStoreServer implements GroupService, Closeable {
     WalRecovery recovery = new WalRecovery(walFs, walRoot, log, recoveryZnodes,
         new CommitApplier(env.getConnection(), ownerToken, Durability.SYNC_WAL,
             (int) WalRecovery.DEFAULT_ATTEMPT_MILLIS),
-        config.recoveryRetainMillis());
+        tables::writeVersioned, config.recoveryRetainMillis());
+    this.stateLog = config.protocolLogged() ? new LoggedStateStore(serverName.getAddress().toString(), wal,
+        shipper.ledger(), versions, tables::writeVersioned, config.checkpointDelayMillis(), metrics) : null;
     this.heartbeat = new PersistenceHeartbeat(serverName.getServerName(), log, recoveryZnodes,
         host::syncHBaseWals, shipper.ledger(), wal::truncate, System::currentTimeMillis,
         config.recoveryRetainMillis(), config.recoveryZombieWindowMillis());
@@ -159,13 +164,14 @@ public final class GStoreServer implements GroupService, Closeable {
 
     ReleaseGate releaseGate = new ReleaseGate();
     DatagramOutbox outbox = new DatagramOutbox(releaseGate, peers, locator, transport);
-    this.writer = new StepWriter(serverName.getAddress().toString(), tables, wal::checkNotFenced,
+    this.writer = new StepWriter(serverName.getAddress().toString(), stateLog != null ? stateLog : tables,
+        wal::checkNotFenced,
         e -> fatal("a recovery fenced its WAL: " + e.getMessage(), e),
         new FenceUpdates(hosted, new SkewSafeRelease(hosted, EnvironmentEdgeManager::currentTime,
             config.maxFutureMillis())), metrics,
         outbox::send, waiters::answer, waiters::fail);
-    this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), tables, hosted, locator,
-        metrics, writer, waiters, threads("protocol"));
+    this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), tables,
+        recovery::replayProtocolState, hosted, locator, metrics, writer, waiters, threads("protocol"));
     GroupCaches caches = new GroupCaches(
         new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis(), metrics,
             threads("cache-reads")),
@@ -193,6 +199,7 @@ public final class GStoreServer implements GroupService, Closeable {
     gauges.heartbeat = heartbeat;
     gauges.alerts = alerts;
     gauges.walFiles = () -> (long) wal.fileCount();
+    gauges.protocolRecordsPending = stateLog != null ? stateLog::pending : () -> 0;
   }
 
   /**
@@ -384,10 +391,12 @@ public final class GStoreServer implements GroupService, Closeable {
     regions.close();
     deletes.close();
     writer.close();
+    boolean checkpointed = stateLog == null || stateLog.close(!crashed && !aborting);
     tables.close();
     transactions.close();
     shipper.close();
-    boolean persisted = !aborting && shipper.ledger().pendingCount() == 0 && shipper.ledger().quarantinedCount() == 0;
+    boolean persisted = !aborting && checkpointed && shipper.ledger().pendingCount() == 0
+        && shipper.ledger().quarantinedCount() == 0;
     instanceLog.close(crashed, persisted, shipper.ledger().pendingCount());
     if (!crashed && !aborting && heartbeatThread.awaitStopped()) {
       instanceLog.unregister();

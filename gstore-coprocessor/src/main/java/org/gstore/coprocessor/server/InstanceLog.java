@@ -14,6 +14,7 @@ import org.gstore.coprocessor.wal.WalStoppedException;
 import org.gstore.recovery.ClaimStore;
 import org.gstore.recovery.LogId;
 import org.gstore.recovery.hbase.RecoveryZnodes;
+import org.gstore.recovery.hbase.WalFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +38,9 @@ final class InstanceLog {
     this.log = newLog(fs, walRoot, server);
     this.wal = new SharedWal(fs, new Path(walRoot, log), config.walStreams(), config.walRollBytes(),
         config.walHsync(), config.walFailureStopMillis(), metrics, onStopped);
+    if (config.protocolLogged()) { // before any protocol record: a recovery replays its protocol state first
+      fs.create(new Path(new Path(walRoot, log), WalFiles.PROTOCOL_LOGGED), false).close();
+    }
   }
 
   /**

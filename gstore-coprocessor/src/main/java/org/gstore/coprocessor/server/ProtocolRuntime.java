@@ -41,12 +41,19 @@ import org.slf4j.LoggerFactory;
  * exists once the state tables do and this node's reserved uids are read; inputs wait for it.
  */
 final class ProtocolRuntime implements Closeable {
+  /** Returns once every log that may hold protocol state the tables miss is replayed into them. */
+  @FunctionalInterface
+  interface LoadGate {
+    void await() throws IOException;
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(ProtocolRuntime.class);
 
   private final NodeId self;
   private final ProtocolConfig protocol;
   private final long waitMillis;
   private final StateTables tables;
+  private final LoadGate gate;
   private final HostedRegions hosted;
   private final HBaseKeyLocator locator;
   private final GStoreMetrics metrics;
@@ -62,13 +69,14 @@ final class ProtocolRuntime implements Closeable {
   /**
    * @param waitMillis how long a caller on another thread waits for the engine's record of a group
    */
-  ProtocolRuntime(NodeId self, ProtocolConfig protocol, long waitMillis, StateTables tables, HostedRegions hosted,
-      HBaseKeyLocator locator, GStoreMetrics metrics, StepWriter writer, ClientWaiters waiters,
+  ProtocolRuntime(NodeId self, ProtocolConfig protocol, long waitMillis, StateTables tables, LoadGate gate,
+      HostedRegions hosted, HBaseKeyLocator locator, GStoreMetrics metrics, StepWriter writer, ClientWaiters waiters,
       ThreadFactory threads) {
     this.self = self;
     this.protocol = protocol;
     this.waitMillis = waitMillis;
     this.tables = tables;
+    this.gate = gate;
     this.hosted = hosted;
     this.locator = locator;
     this.metrics = metrics;
@@ -87,6 +95,7 @@ final class ProtocolRuntime implements Closeable {
     while (!closed) {
       try {
         tables.ensureExist();
+        gate.await(); // an earlier G-Store on this server may have logged reservations the tables miss
         long reserved = tables.reservedUids(self);
         engine.complete(new ProtocolNode(self, protocol, hosted::hosts, locator, reserved));
         return;
@@ -176,7 +185,7 @@ final class ProtocolRuntime implements Closeable {
       if (e != null) {
         writer.submit(e.unload(inRegion));
       }
-      writer.barrier().whenComplete((v, t) -> {
+      writer.drained().whenComplete((v, t) -> {
         if (t == null) {
           drained.complete(null);
         } else {

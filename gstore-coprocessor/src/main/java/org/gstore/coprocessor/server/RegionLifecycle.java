@@ -113,6 +113,7 @@ final class RegionLifecycle implements Closeable {
     long backoff = Backoff.FIRST_MILLIS;
     while (isOpen(info)) {
       try {
+        recovery.replayProtocolState(); // dead servers' logged protocol state first: the fence must include it
         StateTables.Loaded state = tables.load(info.getTable().getNameAsString(), info.getStartKey(),
             info.getEndKey());
         runtime.input(engine -> {

@@ -50,6 +50,14 @@ public final class StepWriter implements Closeable {
   interface Store {
     /** Makes {@code changes} (one per target) durable before returning. */
     void write(List<StateChange> changes) throws IOException;
+
+    /**
+     * Completes once every change written so far is in the state tables, where a region's next host loads it:
+     * at once when changes are written there, after a checkpoint when they are logged first.
+     */
+    default CompletableFuture<Void> inTables() {
+      return CompletableFuture.completedFuture(null);
+    }
   }
 
   /** Whether a recovery has fenced this server ({@link org.gstore.coprocessor.wal.SharedWal#checkNotFenced}). */
@@ -219,6 +227,14 @@ public final class StepWriter implements Closeable {
       failPendingBarriers();
     }
     return done;
+  }
+
+  /**
+   * Completes once every step submitted before it is durable, out, and in the state tables ({@link Store#inTables}):
+   * what a closing region waits for. Fails if the writer halts first.
+   */
+  CompletableFuture<Void> drained() {
+    return barrier().thenCompose(v -> store.inTables());
   }
 
   /** Steps (and barriers) in the order the engine produced them. */

@@ -46,7 +46,19 @@ public final class SharedWal implements CommitLog, Closeable {
   /** Completes once the record is durable. */
   @Override
   public CompletableFuture<WalPosition> append(GroupRef group, byte[] record) {
-    int stream = streamOf(group);
+    return append(streamOf(group), record);
+  }
+
+  /**
+   * Appends a protocol record ({@code ProtocolRecordCodec}); completes once it is durable. Records go round the
+   * streams by {@code sequence}, sharing each stream's syncs with its commits: a recovery replays them whatever
+   * their order, since their versions order them.
+   */
+  public CompletableFuture<WalPosition> appendProtocol(long sequence, byte[] record) {
+    return append((int) Math.floorMod(sequence, (long) streams.length), record);
+  }
+
+  private CompletableFuture<WalPosition> append(int stream, byte[] record) {
     return streams[stream].append(record).whenComplete((seq, e) -> {
       if (e instanceof WalStoppedException stopped) {
         onStopped.accept(stopped);

@@ -17,6 +17,12 @@ public final class WalFiles {
    * recovery of the directory then only learns its transactions' outcomes and writes nothing.
    */
   public static final String CLOSED_CLEANLY = "closed-cleanly";
+  /**
+   * A marker a log's directory gets, before its first record, when its instance logs protocol state there
+   * ({@code gstore.protocol.log=wal}): regions load protocol state only once such a log of a dead instance is
+   * replayed ({@link WalRecovery#replayProtocolState}); other logs never hold them back.
+   */
+  public static final String PROTOCOL_LOGGED = "protocol-logged";
 
   private WalFiles() {}
 

@@ -33,13 +33,15 @@ import org.gstore.recovery.ReplayFilter;
  * {@code <root>/<server name>}; a pass looks for logs of servers HBase no longer counts as alive and, for each,
  * under that server's recovery lock:
  * <pre>
- *   1. fence   rename &lt;server&gt; to &lt;server&gt;.recovering, then recover the HDFS lease of each file:
- *              a zombie of the server can neither finish a write (the lease and blocks are taken over) nor
- *              start a new file (its directory is gone), so it acknowledges nothing this pass does not read
- *   2. replay  every record of every file, in order, written with its commit timestamp and its group's token
- *              (idempotent: replaying a commit that was already shipped changes nothing)
- *   3. done    rename to &lt;server&gt;.recovered-&lt;time&gt;, kept gstore.recovery.retain.ms for an operator
- *              to read ({@code gstore wal}), then deleted with the server's thresholds in ZooKeeper
+ *   1. fence    rename &lt;server&gt; to &lt;server&gt;.recovering, then recover the HDFS lease of each file:
+ *               a zombie of the server can neither finish a write (the lease and blocks are taken over) nor
+ *               start a new file (its directory is gone), so it acknowledges nothing this pass does not read
+ *   2. protocol its logged protocol state, to the state tables ({@link ProtocolReplay}), marked when done:
+ *               regions load protocol state only after this step ({@link #replayProtocolState})
+ *   3. replay   every commit of every file, in order, written with its commit timestamp and its group's token
+ *               (idempotent: replaying a commit that was already shipped changes nothing)
+ *   4. done     rename to &lt;server&gt;.recovered-&lt;time&gt;, kept gstore.recovery.retain.ms for an operator
+ *               to read ({@code gstore wal}), then deleted with the server's thresholds in ZooKeeper
  * </pre>
  * A server that dies mid-pass loses its lock with its ZooKeeper session; the next pass, anywhere, starts again
  * from step 1 (or from the {@code .recovering} directory).
@@ -69,6 +71,8 @@ public final class WalRecovery {
   private final String selfServer;
   private final RecoveryZnodes coordination;
   private final ReplayWriter writer;
+  private final ProtocolReplay protocol;
+  private final LogFencer fencer;
   private final long retainMillis;
   /** How long one pass tries one log (its lock, its leases, its writes) before it moves on to the next. */
   private final long attemptMillis;
@@ -82,13 +86,13 @@ public final class WalRecovery {
    *     (G-Store stopped here and started again) are, like dead servers' logs
    */
   public WalRecovery(FileSystem fs, Path root, String selfLog, RecoveryZnodes znodes, CommitSink applier,
-      long retainMillis) {
-    this(fs, root, selfLog, znodes, applier, retainMillis, DEFAULT_ATTEMPT_MILLIS);
+      ProtocolStateSink stateTables, long retainMillis) {
+    this(fs, root, selfLog, znodes, applier, stateTables, retainMillis, DEFAULT_ATTEMPT_MILLIS);
   }
 
   /** @param attemptMillis how long a pass tries one log before it leaves it to the next pass */
   public WalRecovery(FileSystem fs, Path root, String selfLog, RecoveryZnodes znodes, CommitSink applier,
-      long retainMillis, long attemptMillis) {
+      ProtocolStateSink stateTables, long retainMillis, long attemptMillis) {
     this.attemptMillis = attemptMillis;
     this.fs = fs;
     this.root = root;
@@ -96,6 +100,8 @@ public final class WalRecovery {
     this.selfServer = LogId.serverOf(selfLog);
     this.coordination = znodes;
     this.writer = new ReplayWriter(applier, attemptMillis, this::pause);
+    this.protocol = new ProtocolReplay(fs, stateTables);
+    this.fencer = new LogFencer(fs, root, attemptMillis, this::pause);
     this.retainMillis = retainMillis;
   }
 
@@ -173,7 +179,7 @@ public final class WalRecovery {
           return false;
         }
         WalFiles.Contents contents = WalFiles.read(fs, f);
-        if (contents.corrupt() || contents.records().stream()
+        if (contents.corrupt() || contents.records().stream().filter(r -> !r.hasProtocol())
             .anyMatch(r -> leadsHere.test(DatagramCodec.fromProto(r.getGroup()).id().leader()))) {
           return false;
         }
@@ -181,6 +187,81 @@ public final class WalRecovery {
       return true;
     } catch (IOException | RuntimeException e) {
       return false;
+    }
+  }
+
+  /**
+   * Writes the logged protocol state of every log that may hold some (dead servers', and earlier G-Store instances'
+   * on this server) to the state tables, fencing each log first: what a region here then loads from the tables is
+   * all its rows' durable protocol state. A log already so marked, replayed or closed cleanly costs a lookup. A log
+   * whose lock another pass holds is waited for (at most the attempt time): that pass writes its protocol state
+   * first, before its commits. Not synchronized with {@link #recoverDeadServers}: a region must not wait here for
+   * another region's commit replay, which may itself wait for this region to load.
+   *
+   * @throws IOException naming the logs whose protocol state is not in the tables yet (the caller retries)
+   */
+  public void replayProtocolState() throws IOException {
+    if (!fs.exists(root)) {
+      return;
+    }
+    Set<String> live = coordination.liveServers();
+    Map<String, ClaimStore.Flushed> current = coordination.flushed();
+    List<String> notReplayed = new ArrayList<>();
+    for (FileStatus dir : fs.listStatus(root)) {
+      String name = dir.getPath().getName();
+      String log = logOf(name);
+      if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog)
+          || LogId.mayStillBeWritten(log, selfServer, live, current) || protocolInTables(log)) {
+        continue;
+      }
+      try {
+        replayProtocolState(log);
+      } catch (InterruptedIOException e) {
+        throw e;
+      } catch (IOException e) {
+        notReplayed.add(log + " (" + e.getMessage() + ")");
+      }
+    }
+    if (!notReplayed.isEmpty()) {
+      throw new IOException("G-Store cannot write the logged protocol state of " + String.join(", ", notReplayed)
+          + " to its tables yet; regions wait for it before they load");
+    }
+  }
+
+  /**
+   * Whether a dead log's protocol state is in the tables: it logged none, it is marked replayed or closed cleanly,
+   * or the whole log was replayed.
+   */
+  private boolean protocolInTables(String log) throws IOException {
+    Path original = new Path(root, log);
+    Path fenced = new Path(root, log + RECOVERING);
+    return !fs.exists(new Path(original, WalFiles.PROTOCOL_LOGGED))
+        && !fs.exists(new Path(fenced, WalFiles.PROTOCOL_LOGGED)) // logged none (or replayed meanwhile)
+        || fs.exists(new Path(original, WalFiles.CLOSED_CLEANLY))
+        || fs.exists(new Path(fenced, WalFiles.CLOSED_CLEANLY))
+        || protocol.replayed(fenced);
+  }
+
+  private void replayProtocolState(String log) throws IOException {
+    long deadline = System.currentTimeMillis() + attemptMillis;
+    while (!protocolInTables(log)) {
+      if (coordination.tryLock(log)) {
+        try {
+          List<Path> files = fencer.fence(log);
+          Path fenced = new Path(root, log + RECOVERING);
+          if (files != null && !fs.exists(new Path(fenced, WalFiles.CLOSED_CLEANLY))) {
+            int rows = protocol.replay(fenced, files);
+            LOG.info("G-Store wrote the logged protocol state of dead log {} to its tables: {} rows", log, rows);
+          }
+          return;
+        } finally {
+          coordination.unlock(log);
+        }
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException("another region server has been replaying it for over " + attemptMillis + " ms");
+      }
+      pause(200);
     }
   }
 
@@ -211,23 +292,20 @@ public final class WalRecovery {
   }
 
   private boolean replay(String server, long[] counts) throws IOException {
-    Path original = new Path(root, server);
-    Path fenced = new Path(root, server + RECOVERING);
-    if (fs.exists(original) && !fs.rename(original, fenced)) {
-      throw new IOException("cannot fence the G-Store WAL of dead server " + server + " (rename to " + fenced + ")");
-    }
-    if (!fs.exists(fenced)) {
-      return false; // another server finished it between our check and our lock
-    }
     long start = System.currentTimeMillis();
-    List<Path> files = WalFiles.files(fs, fenced);
-    for (Path f : files) {
-      recoverLease(f);
+    List<Path> files = fencer.fence(server);
+    if (files == null) {
+      return false;
     }
+    Path fenced = new Path(root, server + RECOVERING);
     long replayed = 0;
     long skipped = 0;
-    // an instance that stopped cleanly with nothing held had every commit persisted in HBase: nothing to write
+    // an instance that stopped cleanly with nothing held had every commit persisted in HBase and every protocol
+    // record in the state tables: nothing to write
     boolean persisted = fs.exists(new Path(fenced, WalFiles.CLOSED_CLEANLY));
+    if (!persisted && fs.exists(new Path(fenced, WalFiles.PROTOCOL_LOGGED))) {
+      protocol.replay(fenced, files);
+    }
     ReplayFilter filter = new ReplayFilter();
     long index = 0;
     for (Path f : files) {
@@ -240,7 +318,7 @@ public final class WalRecovery {
       List<Shipment> batch = new ArrayList<>();
       for (WalRecordProto r : WalFiles.readForReplay(fs, f)) {
         long at = index++;
-        if (r.getPersistedMark()) {
+        if (r.getPersistedMark() || r.hasProtocol()) {
           continue;
         }
         GroupRef group = DatagramCodec.fromProto(r.getGroup());
@@ -267,22 +345,6 @@ public final class WalRecovery {
         + " in their group), in {} ms", server, files.size(), replayed - skipped, skipped,
         System.currentTimeMillis() - start);
     return true;
-  }
-
-  /** Takes the file over from its writer, as HBase does with a dead server's WAL; its length is then final. */
-  private void recoverLease(Path file) throws IOException {
-    if (!(fs instanceof DistributedFileSystem dfs)) {
-      return;
-    }
-    long pause = 100;
-    long deadline = System.currentTimeMillis() + attemptMillis;
-    while (!dfs.recoverLease(file) && !dfs.isFileClosed(file)) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new IOException("HDFS did not recover the lease of " + file + " within " + attemptMillis + " ms");
-      }
-      pause(pause);
-      pause = Math.min(pause * 2, 1_000);
-    }
   }
 
   /**

@@ -1,0 +1,115 @@
+package org.gstore.coprocessor.server;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.gstore.common.protocol.StateChange;
+import org.gstore.common.protocol.log.CheckpointQueue;
+import org.gstore.common.protocol.log.ProtocolRecord;
+import org.gstore.common.protocol.log.VersionClock;
+import org.gstore.common.wire.ProtocolRecordCodec;
+import org.gstore.coprocessor.metrics.GStoreMetrics;
+import org.gstore.coprocessor.wal.SharedWal;
+import org.gstore.recovery.ShipmentLedger;
+import org.gstore.recovery.WalPosition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Protocol state made durable in the shared WAL ({@code gstore.protocol.log=wal}): a step writer's batch of
+ * changes is stamped with one version, appended as one protocol record, and durable once the WAL syncs it, in the
+ * same group commit as the commits around it. The {@link StateCheckpointer} writes it to the state tables later;
+ * until then the WAL keeps the record ({@link ShipmentLedger#hold}), and a recovery replays it into the tables
+ * before any region loads state from them. A closing region's drain waits for {@link #inTables}.
+ */
+final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
+  /** How long a stopping server waits for its logged protocol state to reach the tables. */
+  static final long STOPPING_CHECKPOINT_MILLIS = 5_000;
+  private static final Logger LOG = LoggerFactory.getLogger(LoggedStateStore.class);
+
+  private final SharedWal wal;
+  private final ShipmentLedger ledger;
+  private final VersionClock clock;
+  private final CheckpointQueue queue = new CheckpointQueue(0);
+  private final StateCheckpointer checkpointer;
+  /** Where each record not yet checkpointed lies in the WAL, by sequence. */
+  private final ConcurrentSkipListMap<Long, WalPosition> positions = new ConcurrentSkipListMap<>();
+
+  /** @param checkpointDelayMillis see {@link StateCheckpointer} (tests) */
+  LoggedStateStore(String name, SharedWal wal, ShipmentLedger ledger, VersionClock clock,
+      StateCheckpointer.Tables tables, long checkpointDelayMillis, GStoreMetrics metrics) {
+    this.wal = wal;
+    this.ledger = ledger;
+    this.clock = clock;
+    this.checkpointer = new StateCheckpointer(name, queue, tables, this::checkpointed, checkpointDelayMillis,
+        metrics);
+  }
+
+  @Override
+  public void write(List<StateChange> changes) throws IOException {
+    ProtocolRecord record = queue.record(clock.stamp(changes, System.currentTimeMillis()));
+    WalPosition position;
+    try {
+      position = wal.appendProtocol(record.sequence(), ProtocolRecordCodec.encode(record)).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted logging protocol state");
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    }
+    ledger.hold(position);
+    positions.put(record.sequence(), position);
+    queue.append(record);
+    checkpointer.appended();
+  }
+
+  @Override
+  public CompletableFuture<Void> inTables() {
+    return checkpointer.flush();
+  }
+
+  /** Every record up to {@code sequence} is in the tables: the WAL need not keep them. */
+  private void checkpointed(long sequence) {
+    Map<Long, WalPosition> done = positions.headMap(sequence, true);
+    done.values().forEach(ledger::release);
+    done.clear();
+  }
+
+  /** Records in the WAL not yet in the tables. */
+  int pending() {
+    return checkpointer.pending();
+  }
+
+  /**
+   * Stops checkpointing, after writing everything logged to the tables if {@code checkpointFirst} (a server that
+   * stops, not one that crashes or aborts), for at most {@link #STOPPING_CHECKPOINT_MILLIS}. Returns whether all of
+   * it is in the tables: if not, what is left stays in the WAL for a recovery, and the log must not be marked
+   * closed cleanly.
+   */
+  boolean close(boolean checkpointFirst) {
+    try {
+      if (checkpointFirst) {
+        inTables().get(STOPPING_CHECKPOINT_MILLIS, TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn("G-Store stops with protocol state not in its tables yet ({}); a recovery replays it", e.toString());
+    } finally {
+      close();
+    }
+    return checkpointFirst && pending() == 0;
+  }
+
+  /** Stops checkpointing: what is not in the tables stays in the WAL, for the next recovery. */
+  @Override
+  public void close() {
+    checkpointer.close();
+  }
+}

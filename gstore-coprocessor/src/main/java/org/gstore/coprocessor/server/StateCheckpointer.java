@@ -1,0 +1,137 @@
+package org.gstore.coprocessor.server;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+import org.gstore.common.protocol.log.Checkpoint;
+import org.gstore.common.protocol.log.CheckpointQueue;
+import org.gstore.common.protocol.log.LoggedChange;
+import org.gstore.coprocessor.concurrent.BatchingThread;
+import org.gstore.coprocessor.metrics.GStoreMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes this server's logged protocol records to the state tables in the background, the way the update shipper
+ * ships commits: the oldest records first, collapsed to the newest change per row ({@link Checkpoint}), written
+ * with their versions, so a row never goes back whatever lands late. Once a run is written, the checkpoint marker
+ * moves past it and its records may leave the WAL ({@code written}). On demand ({@link #flush}) it writes
+ * everything logged so far: a closing region's next host, and a stopping server's next instance, load from the
+ * tables. I/O errors are retried until the write succeeds or the checkpointer is closed; a flush waiting for it
+ * then fails, and its region hands over to the crash path.
+ */
+final class StateCheckpointer implements Closeable {
+  /** Where checkpoints are written ({@link StateTables#writeVersioned}). */
+  interface Tables {
+    void writeVersioned(List<LoggedChange> changes) throws IOException;
+  }
+
+  /** Records per checkpoint at most: one batch per table, bounded. */
+  static final int MAX_RECORDS = 256;
+  private static final Object WAKE = new Object();
+  private static final Logger LOG = LoggerFactory.getLogger(StateCheckpointer.class);
+
+  private final CheckpointQueue queue;
+  private final Tables tables;
+  private final LongConsumer written;
+  private final long delayMillis;
+  private final GStoreMetrics metrics;
+  private final BatchingThread<Object> thread;
+
+  /**
+   * @param written told the sequence up to which every record is in the tables
+   * @param delayMillis how long a record waits before the checkpoint that a {@link #appended} wakes (tests)
+   */
+  StateCheckpointer(String name, CheckpointQueue queue, Tables tables, LongConsumer written, long delayMillis,
+      GStoreMetrics metrics) {
+    this.queue = queue;
+    this.tables = tables;
+    this.written = written;
+    this.delayMillis = delayMillis;
+    this.metrics = metrics;
+    this.thread = new BatchingThread<>("gstore-checkpointer-" + name, this::checkpoint, this::failed);
+  }
+
+  /** A record joined the queue: checkpoint it (after the delay, if any). */
+  void appended() {
+    if (delayMillis == 0) {
+      thread.add(WAKE);
+    } else {
+      CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS).execute(() -> thread.add(WAKE));
+    }
+  }
+
+  /** Completes once every record queued before the call is in the tables; fails if closed first. */
+  CompletableFuture<Void> flush() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    thread.add(done);
+    if (thread.isClosed()) {
+      done.completeExceptionally(new IllegalStateException("the protocol state checkpointer is closed"));
+    }
+    return done;
+  }
+
+  /** Records in the WAL not yet in the tables. */
+  int pending() {
+    return queue.pending();
+  }
+
+  private void checkpoint(List<Object> batch) {
+    while (queue.pending() > 0 && !thread.isClosed()) {
+      Checkpoint c = queue.next(MAX_RECORDS);
+      if (!writeRetrying(c)) {
+        break;
+      }
+      queue.written(c);
+      written.accept(c.upTo());
+    }
+    for (Object o : batch) {
+      if (o instanceof CompletableFuture<?> f) {
+        if (queue.pending() == 0) {
+          ((CompletableFuture<?>) f).complete(null);
+        } else {
+          f.completeExceptionally(new IllegalStateException("the protocol state checkpointer stopped"));
+        }
+      }
+    }
+  }
+
+  private boolean writeRetrying(Checkpoint c) {
+    long backoff = 50;
+    while (!thread.isClosed()) {
+      try {
+        long start = System.nanoTime();
+        tables.writeVersioned(c.changes());
+        metrics.stateCheckpointed(System.nanoTime() - start);
+        return true;
+      } catch (IOException e) {
+        metrics.stateWriteFailed();
+        LOG.warn("G-Store could not checkpoint protocol state; retrying in {} ms", backoff, e);
+        try {
+          TimeUnit.MILLISECONDS.sleep(backoff);
+        } catch (InterruptedException ie) {
+          return false;
+        }
+        backoff = Math.min(backoff * 2, 2_000);
+      }
+    }
+    return false;
+  }
+
+  private void failed(List<Object> batch, Throwable e) {
+    metrics.stateWriteFailed();
+    for (Object o : batch) {
+      if (o instanceof CompletableFuture<?> f) {
+        f.completeExceptionally(e);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.close();
+  }
+}

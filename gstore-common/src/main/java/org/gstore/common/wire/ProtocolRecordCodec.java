@@ -21,7 +21,21 @@ public final class ProtocolRecordCodec {
     return WalRecordProto.newBuilder().setProtocol(p).build().toByteArray();
   }
 
-  /** The protocol record in a WAL record that {@link WalRecordProto#hasProtocol has one}. */
+  /** The WAL record marking every record up to {@code sequence} checkpointed (see {@link #checkpointedThrough}). */
+  public static byte[] encodeCheckpointed(long sequence) {
+    return WalRecordProto.newBuilder().setProtocol(ProtocolRecordProto.newBuilder().setSequence(sequence)
+        .setCheckpointedThrough(sequence)).build().toByteArray();
+  }
+
+  /**
+   * The sequence up to which a checkpoint mark says every record of its log is in the state tables, or 0 if
+   * {@code wal} is not a mark (a protocol record with changes).
+   */
+  public static long checkpointedThrough(WalRecordProto wal) {
+    return wal.getProtocol().getCheckpointedThrough();
+  }
+
+  /** The protocol record in a WAL record that {@link WalRecordProto#hasProtocol has one} and is not a mark. */
   public static ProtocolRecord decode(WalRecordProto wal) {
     ProtocolRecordProto p = wal.getProtocol();
     List<LoggedChange> changes = new ArrayList<>(p.getChangesCount());

@@ -34,7 +34,7 @@ public final class StateMutations {
 
   /**
    * The row write of {@code logged} in {@link #tableOf}'s table, at its version, with synchronous WAL. A group's
-   * release also deletes its lease, at the server's time, as leases are written.
+   * removal also deletes its lease, at the same version (leases are versioned by the same clocks).
    */
   public static Mutation of(LoggedChange logged) {
     long v = logged.version();
@@ -46,7 +46,7 @@ public final class StateMutations {
       m = new Put(StateRows.group(p.record().id())).addColumn(family, record, v, RecordCodec.encode(p.record()));
     } else if (change instanceof StateChange.RemoveGroup r) {
       m = new Delete(StateRows.group(r.group().id())).addColumns(family, record, v)
-          .addColumns(family, StateLayout.LEASE);
+          .addColumns(family, StateLayout.LEASE, v);
     } else if (change instanceof StateChange.PutOwner p) {
       m = new Put(StateRows.owner(p.record().key())).addColumn(family, record, v, RecordCodec.encode(p.record()));
     } else if (change instanceof StateChange.RemoveOwner r) {

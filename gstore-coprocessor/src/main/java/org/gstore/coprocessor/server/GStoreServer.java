@@ -171,7 +171,7 @@ public final class GStoreServer implements GroupService, Closeable {
             config.maxFutureMillis())), metrics,
         outbox::send, waiters::answer, waiters::fail);
     this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), tables,
-        recovery::replayProtocolState, hosted, locator, metrics, writer, waiters, threads("protocol"));
+        recovery::replayOwnProtocolState, hosted, locator, metrics, writer, waiters, threads("protocol"));
     GroupCaches caches = new GroupCaches(
         new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis(), metrics,
             threads("cache-reads")),

@@ -2,6 +2,8 @@ package org.gstore.coprocessor.server;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -10,6 +12,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.gstore.common.protocol.StateChange;
+import org.gstore.common.protocol.WriteOrder;
+import org.gstore.common.protocol.log.LoggedChange;
+import org.gstore.common.wal.WalFormat;
 import org.gstore.common.protocol.log.CheckpointQueue;
 import org.gstore.common.protocol.log.ProtocolRecord;
 import org.gstore.common.protocol.log.VersionClock;
@@ -29,6 +34,8 @@ import org.slf4j.LoggerFactory;
  * before any region loads state from them. A closing region's drain waits for {@link #inTables}.
  */
 final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
+  /** Bytes of one protocol record at most: well inside a WAL frame. */
+  static final int MAX_RECORD_BYTES = WalFormat.MAX_PAYLOAD / 2;
   /** How long a stopping server waits for its logged protocol state to reach the tables. */
   static final long STOPPING_CHECKPOINT_MILLIS = 5_000;
   private static final Logger LOG = LoggerFactory.getLogger(LoggedStateStore.class);
@@ -51,17 +58,53 @@ final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
         metrics);
   }
 
+  /**
+   * Logs {@code changes} with one version: one record, or, should it not fit one WAL frame, several, phase by phase
+   * ({@link WriteOrder}), each durable before the next is appended (so a crash leaves a prefix, as a torn write to
+   * the tables would).
+   */
   @Override
   public void write(List<StateChange> changes) throws IOException {
-    ProtocolRecord record = queue.record(clock.stamp(changes, System.currentTimeMillis()));
+    List<LoggedChange> stamped = clock.stamp(changes, System.currentTimeMillis());
+    ProtocolRecord whole = queue.record(stamped);
+    byte[] encoded = ProtocolRecordCodec.encode(whole);
+    if (encoded.length <= MAX_RECORD_BYTES) {
+      append(whole, encoded);
+      return;
+    }
+    Map<StateChange, LoggedChange> byChange = new IdentityHashMap<>();
+    stamped.forEach(c -> byChange.put(c.change(), c));
+    for (List<StateChange> phase : WriteOrder.phases(changes)) {
+      for (List<LoggedChange> piece : pieces(phase.stream().map(byChange::get).toList())) {
+        ProtocolRecord record = queue.record(piece);
+        append(record, ProtocolRecordCodec.encode(record));
+      }
+    }
+  }
+
+  /** {@code changes} cut in halves until each fits a record. */
+  private static List<List<LoggedChange>> pieces(List<LoggedChange> changes) {
+    if (changes.size() <= 1
+        || ProtocolRecordCodec.encode(new ProtocolRecord(1, changes)).length <= MAX_RECORD_BYTES) {
+      return List.of(changes);
+    }
+    List<List<LoggedChange>> pieces = new ArrayList<>(pieces(changes.subList(0, changes.size() / 2)));
+    pieces.addAll(pieces(changes.subList(changes.size() / 2, changes.size())));
+    return pieces;
+  }
+
+  /** Appends one record and waits until it is durable; then it waits for its checkpoint. */
+  private void append(ProtocolRecord record, byte[] encoded) throws IOException {
     WalPosition position;
     try {
-      position = wal.appendProtocol(record.sequence(), ProtocolRecordCodec.encode(record)).get();
+      position = wal.appendProtocol(record.sequence(), encoded).get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted logging protocol state");
     } catch (ExecutionException e) {
       throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    } catch (RuntimeException e) { // refused before it was appended: the writer retries, nothing is let out
+      throw new IOException("G-Store could not log protocol state", e);
     }
     ledger.hold(position);
     positions.put(record.sequence(), position);
@@ -74,11 +117,21 @@ final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
     return checkpointer.flush();
   }
 
-  /** Every record up to {@code sequence} is in the tables: the WAL need not keep them. */
+  /**
+   * Every record up to {@code sequence} is in the tables: the WAL need not keep them, and a mark saying so is
+   * logged (not waited for), so that a replay does not write them again. A mark that is lost only makes a replay
+   * write more, harmlessly while the rows' delete markers are kept.
+   */
   private void checkpointed(long sequence) {
     Map<Long, WalPosition> done = positions.headMap(sequence, true);
     done.values().forEach(ledger::release);
     done.clear();
+    try {
+      wal.appendProtocol(sequence, ProtocolRecordCodec.encodeCheckpointed(sequence))
+          .thenAccept(ledger::logged);
+    } catch (RuntimeException e) {
+      LOG.debug("G-Store could not log a checkpoint mark; a replay writes those records again", e);
+    }
   }
 
   /** Records in the WAL not yet in the tables. */

@@ -113,7 +113,8 @@ final class RegionLifecycle implements Closeable {
     long backoff = Backoff.FIRST_MILLIS;
     while (isOpen(info)) {
       try {
-        recovery.replayProtocolState(); // dead servers' logged protocol state first: the fence must include it
+        // dead servers' logged protocol state first: the fence must include it
+        recovery.replayProtocolState(k -> HostedRegions.contains(info, k));
         StateTables.Loaded state = tables.load(info.getTable().getNameAsString(), info.getStartKey(),
             info.getEndKey());
         runtime.input(engine -> {

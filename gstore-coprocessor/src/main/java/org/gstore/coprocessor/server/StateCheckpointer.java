@@ -2,6 +2,7 @@ package org.gstore.coprocessor.server;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -18,10 +19,10 @@ import org.slf4j.LoggerFactory;
  * Writes this server's logged protocol records to the state tables in the background, the way the update shipper
  * ships commits: the oldest records first, collapsed to the newest change per row ({@link Checkpoint}), written
  * with their versions, so a row never goes back whatever lands late. Once a run is written, the checkpoint marker
- * moves past it and its records may leave the WAL ({@code written}). On demand ({@link #flush}) it writes
- * everything logged so far: a closing region's next host, and a stopping server's next instance, load from the
- * tables. I/O errors are retried until the write succeeds or the checkpointer is closed; a flush waiting for it
- * then fails, and its region hands over to the crash path.
+ * moves past it and its records may leave the WAL ({@code written}). A {@link #flush} completes once every record
+ * appended before it is written, however many arrive meanwhile: a closing region's next host, and a stopping
+ * server's next instance, load from the tables. I/O errors are retried until the write succeeds or the
+ * checkpointer is closed; flushes still waiting then fail, and a closing region hands over to the crash path.
  */
 final class StateCheckpointer implements Closeable {
   /** Where checkpoints are written ({@link StateTables#writeVersioned}). */
@@ -34,11 +35,15 @@ final class StateCheckpointer implements Closeable {
   private static final Object WAKE = new Object();
   private static final Logger LOG = LoggerFactory.getLogger(StateCheckpointer.class);
 
+  /** A flush waiting for the marker to reach {@code target}. */
+  private record Waiter(long target, CompletableFuture<Void> done) {}
+
   private final CheckpointQueue queue;
   private final Tables tables;
   private final LongConsumer written;
   private final long delayMillis;
   private final GStoreMetrics metrics;
+  private final List<Waiter> waiters = new ArrayList<>();
   private final BatchingThread<Object> thread;
 
   /**
@@ -52,7 +57,7 @@ final class StateCheckpointer implements Closeable {
     this.written = written;
     this.delayMillis = delayMillis;
     this.metrics = metrics;
-    this.thread = new BatchingThread<>("gstore-checkpointer-" + name, this::checkpoint, this::failed);
+    this.thread = new BatchingThread<>("gstore-checkpointer-" + name, batch -> checkpoint(), (b, e) -> failed(e));
   }
 
   /** A record joined the queue: checkpoint it (after the delay, if any). */
@@ -64,13 +69,22 @@ final class StateCheckpointer implements Closeable {
     }
   }
 
-  /** Completes once every record queued before the call is in the tables; fails if closed first. */
+  /** Completes once every record appended before the call is in the tables; fails if closed first. */
   CompletableFuture<Void> flush() {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    thread.add(done);
-    if (thread.isClosed()) {
-      done.completeExceptionally(new IllegalStateException("the protocol state checkpointer is closed"));
+    synchronized (waiters) {
+      long target = queue.lastAppended();
+      if (queue.marker() >= target) {
+        done.complete(null);
+        return done;
+      }
+      if (thread.isClosed()) {
+        done.completeExceptionally(new IllegalStateException("the protocol state checkpointer is closed"));
+        return done;
+      }
+      waiters.add(new Waiter(target, done));
     }
+    thread.add(WAKE);
     return done;
   }
 
@@ -79,7 +93,8 @@ final class StateCheckpointer implements Closeable {
     return queue.pending();
   }
 
-  private void checkpoint(List<Object> batch) {
+  /** Writes runs of the oldest records until none waits, answering each flush as soon as its records are in. */
+  private void checkpoint() {
     while (queue.pending() > 0 && !thread.isClosed()) {
       Checkpoint c = queue.next(MAX_RECORDS);
       if (!writeRetrying(c)) {
@@ -87,13 +102,17 @@ final class StateCheckpointer implements Closeable {
       }
       queue.written(c);
       written.accept(c.upTo());
+      answerWaiters(c.upTo());
     }
-    for (Object o : batch) {
-      if (o instanceof CompletableFuture<?> f) {
-        if (queue.pending() == 0) {
-          ((CompletableFuture<?>) f).complete(null);
-        } else {
-          f.completeExceptionally(new IllegalStateException("the protocol state checkpointer stopped"));
+  }
+
+  private void answerWaiters(long marker) {
+    synchronized (waiters) {
+      for (java.util.Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+        Waiter w = it.next();
+        if (w.target() <= marker) {
+          w.done().complete(null);
+          it.remove();
         }
       }
     }
@@ -107,7 +126,7 @@ final class StateCheckpointer implements Closeable {
         tables.writeVersioned(c.changes());
         metrics.stateCheckpointed(System.nanoTime() - start);
         return true;
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) { // a rejected or failed write: retried like an I/O error
         metrics.stateWriteFailed();
         LOG.warn("G-Store could not checkpoint protocol state; retrying in {} ms", backoff, e);
         try {
@@ -121,17 +140,19 @@ final class StateCheckpointer implements Closeable {
     return false;
   }
 
-  private void failed(List<Object> batch, Throwable e) {
+  private void failed(Throwable e) {
     metrics.stateWriteFailed();
-    for (Object o : batch) {
-      if (o instanceof CompletableFuture<?> f) {
-        f.completeExceptionally(e);
-      }
-    }
+    LOG.error("G-Store's protocol state checkpointer failed; it goes on with the next records", e);
   }
 
+  /** Stops: flushes still waiting fail, and what is not in the tables stays in the WAL for a recovery. */
   @Override
   public void close() {
     thread.close();
+    synchronized (waiters) {
+      waiters.forEach(w -> w.done().completeExceptionally(
+          new IllegalStateException("the protocol state checkpointer is closed")));
+      waiters.clear();
+    }
   }
 }

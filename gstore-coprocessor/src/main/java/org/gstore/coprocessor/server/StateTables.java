@@ -75,13 +75,16 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
 
   private final Connection connection;
   private final VersionClock clock;
-  /** Writes a phase's other tables while the writer thread writes one; idle threads end after a minute. */
+  /**
+   * Writes a phase's other tables while the calling thread writes one; idle threads end after a minute. Several
+   * threads write (the state writer, the checkpointer, recoveries): a batch no pool thread takes runs on its caller.
+   */
   private final ExecutorService parallel = new ThreadPoolExecutor(0, 2, 60, TimeUnit.SECONDS,
       new SynchronousQueue<>(), runnable -> {
         Thread t = new Thread(runnable, "gstore-state-write");
         t.setDaemon(true);
         return t;
-      });
+      }, new ThreadPoolExecutor.CallerRunsPolicy());
 
   /** @param clock stamps this server's writes and observes the versions its loads read */
   StateTables(Connection connection, VersionClock clock) {
@@ -160,8 +163,10 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
   @Override
   public void write(Collection<GroupLeases.Lease> leases) throws IOException {
     List<Mutation> puts = new ArrayList<>(leases.size());
+    // versioned like the records: a group's removal (a delete at its version) never hides a later incarnation's lease
+    long version = clock.next(System.currentTimeMillis());
     leases.forEach(lease -> puts.add(sync(new Put(StateRows.group(lease.group().id())).addColumn(FAMILY, LEASE,
-        encodeLease(lease)))));
+        version, encodeLease(lease)))));
     batch(GROUPS, puts);
   }
 

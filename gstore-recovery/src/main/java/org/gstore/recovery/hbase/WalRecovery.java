@@ -100,8 +100,8 @@ public final class WalRecovery {
     this.selfServer = LogId.serverOf(selfLog);
     this.coordination = znodes;
     this.writer = new ReplayWriter(applier, attemptMillis, this::pause);
-    this.protocol = new ProtocolReplay(fs, stateTables);
     this.fencer = new LogFencer(fs, root, attemptMillis, this::pause);
+    this.protocol = new ProtocolReplay(fs, root, stateTables, znodes, fencer, attemptMillis, this::pause);
     this.retainMillis = retainMillis;
   }
 
@@ -145,7 +145,8 @@ public final class WalRecovery {
           throw e;
         } catch (IOException e) {
           failedAt.putIfAbsent(log, System.currentTimeMillis());
-          if (holdsNoGroupLedFrom(log, leadsHere)) {
+          if (fencedAndNoRecord(log, r -> !r.hasProtocol()
+              && leadsHere.test(DatagramCodec.fromProto(r.getGroup()).id().leader()))) {
             LOG.warn("G-Store has not replayed the WAL {} yet ({}); it holds no group led from the region"
                 + " waiting, which serves meanwhile", log, e.getMessage());
           } else if (e instanceof WalFiles.CorruptWalException corrupt) {
@@ -168,7 +169,7 @@ public final class WalRecovery {
    * Whether a log that was not replayed surely holds no group led from {@code leadsHere}: it is fenced (renamed,
    * every file closed, so no zombie can add to it) and none of its records names such a leader. Unknown means no.
    */
-  private boolean holdsNoGroupLedFrom(String log, Predicate<Key> leadsHere) {
+  private boolean fencedAndNoRecord(String log, Predicate<WalRecordProto> concerns) {
     try {
       Path fenced = new Path(root, log + RECOVERING);
       if (!fs.exists(fenced) || !(fs instanceof DistributedFileSystem dfs)) {
@@ -179,8 +180,7 @@ public final class WalRecovery {
           return false;
         }
         WalFiles.Contents contents = WalFiles.read(fs, f);
-        if (contents.corrupt() || contents.records().stream().filter(r -> !r.hasProtocol())
-            .anyMatch(r -> leadsHere.test(DatagramCodec.fromProto(r.getGroup()).id().leader()))) {
+        if (contents.corrupt() || contents.records().stream().anyMatch(concerns)) {
           return false;
         }
       }
@@ -200,7 +200,25 @@ public final class WalRecovery {
    *
    * @throws IOException naming the logs whose protocol state is not in the tables yet (the caller retries)
    */
-  public void replayProtocolState() throws IOException {
+  public void replayProtocolState(Predicate<Key> loading) throws IOException {
+    replayProtocolState(log -> true, loading);
+  }
+
+  /**
+   * {@link #replayProtocolState(Predicate)} for the logs of earlier G-Store instances on this very server, which
+   * alone can hold uid reservations of this node (a node is a region server process): before the engine starts.
+   */
+  public void replayOwnProtocolState() throws IOException {
+    replayProtocolState(log -> LogId.serverOf(log).equals(selfServer), k -> true);
+  }
+
+  /**
+   * @param logs which logs to look at
+   * @param loading the keys about to be loaded: a log that cannot be replayed yet holds them back only if it may
+   *     hold protocol state of one of them (it is not fenced, not readable to its end, or one of its records
+   *     names one); then it throws
+   */
+  private void replayProtocolState(Predicate<String> logs, Predicate<Key> loading) throws IOException {
     if (!fs.exists(root)) {
       return;
     }
@@ -210,58 +228,26 @@ public final class WalRecovery {
     for (FileStatus dir : fs.listStatus(root)) {
       String name = dir.getPath().getName();
       String log = logOf(name);
-      if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog)
-          || LogId.mayStillBeWritten(log, selfServer, live, current) || protocolInTables(log)) {
+      if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog) || !logs.test(log)
+          || LogId.mayStillBeWritten(log, selfServer, live, current) || protocol.inTables(log)) {
         continue;
       }
       try {
-        replayProtocolState(log);
+        protocol.ensureInTables(log);
       } catch (InterruptedIOException e) {
         throw e;
       } catch (IOException e) {
-        notReplayed.add(log + " (" + e.getMessage() + ")");
+        if (fencedAndNoRecord(log, r -> ProtocolReplay.touches(r, loading))) {
+          LOG.warn("G-Store cannot write the logged protocol state of {} yet ({}); none of it is of the rows"
+              + " loading, which go on", log, e.getMessage());
+        } else {
+          notReplayed.add(log + " (" + e.getMessage() + ")");
+        }
       }
     }
     if (!notReplayed.isEmpty()) {
       throw new IOException("G-Store cannot write the logged protocol state of " + String.join(", ", notReplayed)
           + " to its tables yet; regions wait for it before they load");
-    }
-  }
-
-  /**
-   * Whether a dead log's protocol state is in the tables: it logged none, it is marked replayed or closed cleanly,
-   * or the whole log was replayed.
-   */
-  private boolean protocolInTables(String log) throws IOException {
-    Path original = new Path(root, log);
-    Path fenced = new Path(root, log + RECOVERING);
-    return !fs.exists(new Path(original, WalFiles.PROTOCOL_LOGGED))
-        && !fs.exists(new Path(fenced, WalFiles.PROTOCOL_LOGGED)) // logged none (or replayed meanwhile)
-        || fs.exists(new Path(original, WalFiles.CLOSED_CLEANLY))
-        || fs.exists(new Path(fenced, WalFiles.CLOSED_CLEANLY))
-        || protocol.replayed(fenced);
-  }
-
-  private void replayProtocolState(String log) throws IOException {
-    long deadline = System.currentTimeMillis() + attemptMillis;
-    while (!protocolInTables(log)) {
-      if (coordination.tryLock(log)) {
-        try {
-          List<Path> files = fencer.fence(log);
-          Path fenced = new Path(root, log + RECOVERING);
-          if (files != null && !fs.exists(new Path(fenced, WalFiles.CLOSED_CLEANLY))) {
-            int rows = protocol.replay(fenced, files);
-            LOG.info("G-Store wrote the logged protocol state of dead log {} to its tables: {} rows", log, rows);
-          }
-          return;
-        } finally {
-          coordination.unlock(log);
-        }
-      }
-      if (System.currentTimeMillis() > deadline) {
-        throw new IOException("another region server has been replaying it for over " + attemptMillis + " ms");
-      }
-      pause(200);
     }
   }
 

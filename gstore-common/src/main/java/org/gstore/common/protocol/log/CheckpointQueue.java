@@ -69,6 +69,11 @@ public final class CheckpointQueue {
     return marker;
   }
 
+  /** The sequence of the last record appended (the marker if none was since it started). */
+  public synchronized long lastAppended() {
+    return pending.isEmpty() ? marker : pending.peekLast().sequence();
+  }
+
   /** How many durable records wait for a checkpoint. */
   public synchronized int pending() {
     return pending.size();

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * only when a region closes or a server stops (the checkpoint delay is ten minutes here): a leader or a follower
  * that crashes between a record's hflush and its checkpoint loses nothing, because a recovery writes the dead log's
  * protocol state to the tables before any region loads from them; a region that moves flushes first. Runs its own
- * cluster.
+ * cluster. A split flushes like a move.
  */
 class ProtocolLogIT {
   private static final TableName BANK = TableName.valueOf("protocol_log_bank");
@@ -106,6 +106,26 @@ class ProtocolLogIT {
 
     assertThat(groupRecords("logged-move")).as("the closing region flushed it").isNotEmpty();
     Accounts.transfer(g, BANK, rows.get(2), rows.get(7), 50);
+    assertThat(total(g, rows)).isEqualTo(OPENING_BALANCE * 9);
+    g.delete();
+    assertRowsTakePlainWrites(rows);
+  }
+
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void aRegionThatSplitsFlushesItsProtocolStateBeforeItsDaughtersLoad() throws Exception {
+    List<byte[]> rows = TestRows.rows(300, 9); // 0-00300 leads; 1-00301 and 2-00302 share its region
+    openAccounts(rows);
+    KeyGroup g = client.createGroup(GroupSpec.builder().id("logged-split").leader(BANK, rows.get(0))
+        .members(BANK, rows).build());
+    assertThat(ownerRecords(rows.get(1))).isEmpty();
+
+    TestRegions.split(cluster, BANK, "1"); // the leader in one daughter, two members in the other
+
+    assertThat(groupRecords("logged-split")).as("the parent flushed it").isNotEmpty();
+    assertThat(ownerRecords(rows.get(1))).extracting(o -> o.group().id().name()).containsExactly("logged-split");
+    assertEveryRowFenced(rows);
+    Accounts.transfer(g, BANK, rows.get(1), rows.get(0), 30);
     assertThat(total(g, rows)).isEqualTo(OPENING_BALANCE * 9);
     g.delete();
     assertRowsTakePlainWrites(rows);

@@ -94,12 +94,10 @@ public final class GStoreServer implements GroupService, Closeable {
   private final HeartbeatThread alertThread;
   private final Path walRoot;
   private final FileSystem walFs;
-  /** Where protocol state is logged before the tables ({@code gstore.protocol.log=wal}), or null. */
-  private final LoggedStateStore stateLog;
+  private final LoggedStateStore stateLog; // protocol state logged before the tables (protocol.log=wal), or null
   private final RecoveryZnodes recoveryZnodes;
   private volatile boolean crashed;
-  /** {@link #fatal} ran: the region server is aborted once. */
-  private final AtomicBoolean stoppedFatally = new AtomicBoolean();
+  private final AtomicBoolean stoppedFatally = new AtomicBoolean(); // fatal() ran: the server is aborted once
   private volatile boolean aborting;
 
   /** Builds G-Store on the environment's region server and starts it (see {@link GStoreServers#acquire}). */
@@ -156,11 +154,6 @@ public final class GStoreServer implements GroupService, Closeable {
         host::syncHBaseWals, shipper.ledger(), wal::truncate, System::currentTimeMillis,
         config.recoveryRetainMillis(), config.recoveryZombieWindowMillis());
     this.alerts = new ThresholdAlerts(config.alertShippingLagMillis(), config.alertStalledMillis());
-    ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
-        recoveryZnodes, System::currentTimeMillis, this::longestReplayWaitMillis);
-    this.heartbeatThread = new HeartbeatThread(watch::beat, config.recoveryHeartbeatMillis(),
-        threads("persistence"));
-    this.alertThread = new HeartbeatThread(watch::check, config.recoveryHeartbeatMillis(), threads("alerts"));
 
     ReleaseGate releaseGate = new ReleaseGate();
     DatagramOutbox outbox = new DatagramOutbox(releaseGate, peers, locator, transport);
@@ -185,6 +178,10 @@ public final class GStoreServer implements GroupService, Closeable {
         config.maxFutureMillis(), System::currentTimeMillis);
     this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, handover, metrics,
         host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
+    ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
+        recoveryZnodes, System::currentTimeMillis, regions::longestReplayWaitMillis);
+    this.heartbeatThread = new HeartbeatThread(watch::beat, config.recoveryHeartbeatMillis(), threads("persistence"));
+    this.alertThread = new HeartbeatThread(watch::check, config.recoveryHeartbeatMillis(), threads("alerts"));
     this.deletes = new GroupDeletes(self, handover, releaseGate, runtime, outbox, writer::halted,
         threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, deletes::delete, metrics,
@@ -335,11 +332,6 @@ public final class GStoreServer implements GroupService, Closeable {
   /** This leader's alerts on thresholds that stopped advancing. */
   public ThresholdAlerts alerts() {
     return alerts;
-  }
-
-  /** How long the region waiting longest here for the replay of a dead server's WAL has waited (0: none). */
-  private long longestReplayWaitMillis(long now) {
-    return regions.longestReplayWaitMillis(now);
   }
 
   /** The leases of the groups this server leads. */

@@ -6,7 +6,9 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
@@ -51,10 +53,7 @@ public final class StepWriter implements Closeable {
     /** Makes {@code changes} (one per target) durable before returning. */
     void write(List<StateChange> changes) throws IOException;
 
-    /**
-     * Completes once every change written so far is in the state tables, where a region's next host loads it:
-     * at once when changes are written there, after a checkpoint when they are logged first.
-     */
+    /** Completes once every change written so far is in the state tables, where a region's next host loads it. */
     default CompletableFuture<Void> inTables() {
       return CompletableFuture.completedFuture(null);
     }
@@ -88,8 +87,7 @@ public final class StepWriter implements Closeable {
   /** Held while effects leave, and to halt: no effect leaves after {@link #halt} returns. */
   private final Object releasing = new Object();
   /** Barriers not completed yet: a halt fails them at once. */
-  private final java.util.Set<CompletableFuture<Void>> pendingBarriers =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<CompletableFuture<Void>> pendingBarriers = ConcurrentHashMap.newKeySet();
   private final FenceUpdates fences;
   private final GStoreMetrics metrics;
   private final Consumer<Datagram> send;
@@ -229,10 +227,7 @@ public final class StepWriter implements Closeable {
     return done;
   }
 
-  /**
-   * Completes once every step submitted before it is durable, out, and in the state tables ({@link Store#inTables}):
-   * what a closing region waits for. Fails if the writer halts first.
-   */
+  /** A {@link #barrier} whose steps are also in the state tables ({@link Store#inTables}): a closing region's wait. */
   CompletableFuture<Void> drained() {
     return barrier().thenCompose(v -> store.inTables());
   }

@@ -42,6 +42,9 @@ public final class GStoreMiniCluster implements AutoCloseable {
   /** {@code java.io.tmpdir} before this cluster started (another cluster's, or the JVM's). */
   private final String tmpdirBefore;
 
+  /** A system property of settings every cluster a test starts gets on top of its own. */
+  public static final String EXTRA_SETTINGS = "gstore.it.set";
+
   private GStoreMiniCluster(HBaseTestingUtility util, String tmpdirBefore) {
     this.util = util;
     this.tmpdirBefore = tmpdirBefore;
@@ -52,7 +55,11 @@ public final class GStoreMiniCluster implements AutoCloseable {
     return start(regionServers, Map.of());
   }
 
-  /** Starts a cluster whose configuration also has {@code settings} (for example {@code gstore.*} keys). */
+  /**
+   * Starts a cluster whose configuration also has {@code settings} (for example {@code gstore.*} keys), and then
+   * those of the system property {@value #EXTRA_SETTINGS} ({@code key=value,...}): a whole test suite can run with
+   * a setting it does not name, as with {@code -Dgstore.it.set=gstore.protocol.log=wal}.
+   */
   public static GStoreMiniCluster start(int regionServers, Map<String, String> settings) throws Exception {
     String tmpdirBefore = System.getProperty(TMPDIR);
     HBaseTestingUtility util = new HBaseTestingUtility();
@@ -61,6 +68,12 @@ public final class GStoreMiniCluster implements AutoCloseable {
     conf.set(GStoreConfig.UDP_BIND_ADDRESS, "127.0.0.1");
     conf.set(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY, GStoreMasterObserver.class.getName());
     settings.forEach(conf::set);
+    for (String setting : System.getProperty(EXTRA_SETTINGS, "").split(",")) {
+      int eq = setting.indexOf('=');
+      if (eq > 0) {
+        conf.set(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
+      }
+    }
     util.startMiniCluster(regionServers);
     return new GStoreMiniCluster(util, tmpdirBefore);
   }

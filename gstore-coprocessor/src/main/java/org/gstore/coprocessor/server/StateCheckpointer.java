@@ -119,7 +119,7 @@ final class StateCheckpointer implements Closeable {
   }
 
   private boolean writeRetrying(Checkpoint c) {
-    long backoff = 50;
+    long backoff = Backoff.FIRST_MILLIS;
     while (!thread.isClosed()) {
       try {
         long start = System.nanoTime();
@@ -129,12 +129,11 @@ final class StateCheckpointer implements Closeable {
       } catch (IOException | RuntimeException e) { // a rejected or failed write: retried like an I/O error
         metrics.stateWriteFailed();
         LOG.warn("G-Store could not checkpoint protocol state; retrying in {} ms", backoff, e);
-        try {
-          TimeUnit.MILLISECONDS.sleep(backoff);
-        } catch (InterruptedException ie) {
+        Backoff.sleep(backoff);
+        if (Thread.interrupted()) { // closed: what is not written stays in the WAL
           return false;
         }
-        backoff = Math.min(backoff * 2, 2_000);
+        backoff = Backoff.next(backoff);
       }
     }
     return false;

@@ -8,7 +8,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.metrics.MetricRegistries;
 import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
 import org.gstore.common.protocol.Key;
@@ -16,6 +18,7 @@ import org.gstore.common.protocol.StateChange;
 import org.gstore.common.protocol.log.CheckpointQueue;
 import org.gstore.common.protocol.log.ProtocolRecord;
 import org.gstore.common.protocol.log.VersionClock;
+import org.awaitility.Awaitility;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -76,12 +79,14 @@ class StateCheckpointerTest {
 
   @Test
   void aFlushStillWaitingFailsWhenTheCheckpointerCloses() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
     StateCheckpointer checkpointer = checkpointer(changes -> {
+      attempts.incrementAndGet();
       throw new java.io.IOException("the state tables are down");
     });
     log("stuck");
     var flush = checkpointer.flush();
-    Thread.sleep(100);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> attempts.get() > 0); // retrying its write
     checkpointer.close();
 
     assertThatThrownBy(() -> flush.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)

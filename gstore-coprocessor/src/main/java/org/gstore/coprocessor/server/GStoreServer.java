@@ -73,6 +73,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final ClusterSecrets secrets;
   private final HostServer host;
   private final WriteFence writeFence;
+  private final PooledConnection hbase;
   private final StateTables tables;
   private final HostedRegions hosted = new HostedRegions();
   private final PeerRegistry peers;
@@ -126,12 +127,13 @@ public final class GStoreServer implements GroupService, Closeable {
     OwnerToken ownerToken = secrets.ownerTokens();
     this.writeFence = new WriteFence(hosted, ownerToken);
     VersionClock versions = new VersionClock();
-    this.tables = new StateTables(env.getConnection(), versions);
+    this.hbase = PooledConnection.of(env.getConnection(), serverName);
+    this.tables = new StateTables(hbase, versions);
     GStoreMetrics metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
-    HBaseKeyLocator locator = new HBaseKeyLocator(env.getConnection());
+    HBaseKeyLocator locator = new HBaseKeyLocator(hbase);
     this.peers = new PeerRegistry(env.getConfiguration());
     this.transport = new UdpTransport(secrets.datagrams(), metrics);
-    this.tableGuard = new TableGuard(env.getConnection(), env.getConfiguration());
+    this.tableGuard = new TableGuard(hbase, env.getConfiguration());
     this.walRoot = GStoreConfig.walRoot(env.getConfiguration());
     this.walFs = walRoot.getFileSystem(env.getConfiguration());
     this.recoveryZnodes = new RecoveryZnodes(peers::session,
@@ -141,11 +143,11 @@ public final class GStoreServer implements GroupService, Closeable {
         new WalMetrics(env.getMetricRegistryForRegionServer()), recoveryZnodes, e -> fatal(e.getMessage(), e));
     String log = instanceLog.log();
     this.wal = instanceLog.wal();
-    this.shipper = new UpdateShipper(env.getConnection(), ownerToken, config.shipperDurability(), wal.streams(),
+    this.shipper = new UpdateShipper(hbase, ownerToken, config.shipperDurability(), wal.streams(),
         config.shipperDelayMillis());
     // a replay must be persisted before the groups it restores serve again: SYNC_WAL whatever the shipper uses
     WalRecovery recovery = new WalRecovery(walFs, walRoot, log, recoveryZnodes,
-        new CommitApplier(env.getConnection(), ownerToken, Durability.SYNC_WAL,
+        new CommitApplier(hbase, ownerToken, Durability.SYNC_WAL,
             (int) WalRecovery.DEFAULT_ATTEMPT_MILLIS),
         tables::writeVersioned, config.recoveryRetainMillis());
     this.stateLog = config.protocolLogged() ? new LoggedStateStore(serverName.getAddress().toString(), wal,
@@ -166,14 +168,14 @@ public final class GStoreServer implements GroupService, Closeable {
     this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), tables,
         recovery::replayOwnProtocolState, hosted, locator, metrics, writer, waiters, threads("protocol"));
     GroupCaches caches = new GroupCaches(
-        new CacheLoader(env.getConnection(), config.maxFutureMillis(), config.snapshotRetentionMillis(), metrics,
+        new CacheLoader(hbase, config.maxFutureMillis(), config.snapshotRetentionMillis(), metrics,
             threads("cache-reads")),
         runtime::awaitGroup, this::leadsHere);
     CommitValidator validator = new CommitValidator(tableGuard,
         env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE),
         config.maxCommitBytes());
     this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
-        new OutcomeTable(env.getConnection()), config.endpointWaitMillis(), System::currentTimeMillis);
+        new OutcomeTable(hbase), config.endpointWaitMillis(), System::currentTimeMillis);
     GroupHandover handover = new GroupHandover(caches, wal, shipper, metrics, config.endpointWaitMillis(),
         config.maxFutureMillis(), System::currentTimeMillis);
     this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, handover, metrics,
@@ -228,8 +230,6 @@ public final class GStoreServer implements GroupService, Closeable {
     return serverName;
   }
 
-  // ---- regions
-
   /** A G-Store region opened here; see {@link RegionLifecycle}. */
   public void regionOpened(Region region) {
     regions.opened(region);
@@ -258,8 +258,6 @@ public final class GStoreServer implements GroupService, Closeable {
   public WriteFence writeFence() {
     return writeFence;
   }
-
-  // ---- client requests
 
   @Override
   public CompletableFuture<Reply> submit(ClientRequest request) {
@@ -344,8 +342,6 @@ public final class GStoreServer implements GroupService, Closeable {
     return shipper;
   }
 
-  // ---- stopping
-
   /** For tests ({@link GStoreServers#crash}): stops as {@code kill -9} would. */
   void crash() {
     crashed = true;
@@ -395,6 +391,7 @@ public final class GStoreServer implements GroupService, Closeable {
     }
     transport.close();
     peers.close();
+    hbase.close();
     waiters.failAll(new IOException("G-Store on " + serverName + " is shutting down"));
   }
 }

@@ -1,0 +1,98 @@
+package org.gstore.coprocessor.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableBuilder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class PooledConnectionTest {
+  private static final TableName GROUPS = TableName.valueOf("gstore:groups");
+
+  /** The pool each table was built with, as the region server's connection saw it. */
+  private final List<ExecutorService> pools = new ArrayList<>();
+  private final AtomicBoolean serverConnectionClosed = new AtomicBoolean();
+  private final AtomicInteger threadsStarted = new AtomicInteger();
+  private final PooledConnection connection = new PooledConnection(regionServerConnection(), r -> {
+    threadsStarted.incrementAndGet();
+    return new Thread(r);
+  });
+
+  @AfterEach
+  void tearDown() {
+    connection.close();
+  }
+
+  @Test
+  void everyTableOpenedWithoutAPoolSharesOneWhoseThreadsOutliveACall() throws Exception {
+    try (Table first = connection.getTable(GROUPS); Table second = connection.getTable(GROUPS)) {
+      assertThat(pools).hasSize(2);
+      assertThat(pools.get(0)).as("a pool, not HBase's pool per table").isNotNull().isSameAs(pools.get(1));
+    }
+    ExecutorService pool = pools.get(0);
+    for (int call = 0; call < 20; call++) {
+      pool.submit(() -> { }).get(10, TimeUnit.SECONDS);
+    }
+    // a call may start a thread when it comes just before the last one's thread is idle again, rarely
+    assertThat(threadsStarted).as("threads started for 20 calls one after another").hasValueLessThan(10);
+  }
+
+  @Test
+  void aCallersOwnPoolIsKept() throws Exception {
+    ExecutorService own = Executors.newSingleThreadExecutor();
+    try (Table t = connection.getTable(GROUPS, own)) {
+      assertThat(pools).containsExactly(own);
+    } finally {
+      own.shutdownNow();
+    }
+  }
+
+  @Test
+  void closingEndsThePoolAndLeavesTheRegionServersConnectionOpen() throws Exception {
+    try (Table t = connection.getTable(GROUPS)) {
+      assertThat(t).isNotNull();
+    }
+
+    connection.close();
+
+    assertThat(pools.get(0).isShutdown()).isTrue();
+    assertThat(connection.isClosed()).isTrue();
+    assertThat(serverConnectionClosed).as("the region server's connection").isFalse();
+  }
+
+  private Connection regionServerConnection() {
+    return fake(Connection.class, (method, args) -> switch (method) {
+      case "isClosed" -> serverConnectionClosed.get();
+      case "close" -> {
+        serverConnectionClosed.set(true);
+        yield null;
+      }
+      case "getTableBuilder" -> {
+        pools.add((ExecutorService) args[1]);
+        yield fake(TableBuilder.class, (m, a) -> m.equals("build") ? fake(Table.class, (tm, ta) -> null) : null);
+      }
+      default -> null;
+    });
+  }
+
+  private interface Answer {
+    Object answer(String method, Object[] args) throws Exception;
+  }
+
+  private static <T> T fake(Class<T> type, Answer answer) {
+    return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+        (proxy, method, args) -> method.getName().equals("toString") ? type.getSimpleName()
+            : answer.answer(method.getName(), args)));
+  }
+}

@@ -18,13 +18,20 @@ final class Recorder {
   private final AtomicLong commits = new AtomicLong();
   private final AtomicLong aborts = new AtomicLong();
   private final ConcurrentMap<String, org.HdrHistogram.Recorder> phases = new ConcurrentHashMap<>();
+  private final long start;
   private final long measureFrom;
   private final long endAt;
 
   Recorder(long warmupNanos, long durationNanos) {
     long now = System.nanoTime();
+    this.start = now;
     this.measureFrom = now + warmupNanos;
     this.endAt = measureFrom + durationNanos;
+  }
+
+  /** Warm-up and measurement together. */
+  double totalMillis() {
+    return (endAt - start) / 1e6;
   }
 
   boolean done() {

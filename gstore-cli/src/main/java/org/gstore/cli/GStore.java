@@ -42,7 +42,7 @@ public final class GStore {
                           [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20|10,20,50,100]
                           [--delta-ms 10] [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
                           [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
-                          [--systems gstore,hbase,omid] [--ops-keys 1]
+                          [--systems gstore,hbase,omid] [--ops-keys 1] [--warmup-round S]
                           [--omid wait=low-cpu|high-throughput,low-latency=yes|no,batch-ms=N,post-commit=async|sync]
              gstore scale [--conf hbase-site.xml | --set key=value,...] [--groups 10000] [--k 10] [--clients 16]
                           [--large-groups 3] [--large-k 1000] [--tombstone-wait 2m]
@@ -242,7 +242,7 @@ public final class GStore {
   private static Job bench(Map<String, String> o) {
     allow(o, "--conf", "--set", "--quick", "--clients", "--workloads", "--k", "--n", "--delta-ms", "--rows", "--keys",
         "--distribution", "--shared-groups", "--txn-size", "--seconds", "--warmup", "--out", "--systems", "--omid",
-        "--ops-keys");
+        "--ops-keys", "--warmup-round");
     boolean quick = o.containsKey("--quick");
     List<Integer> clients = positives(o, "--clients", quick ? "1,2,4" : "1,2,4,8,16");
     String keys = o.getOrDefault("--keys", "random");
@@ -261,7 +261,7 @@ public final class GStore {
         keys.equals("contiguous"), 1_000L * positive(o, "--warmup", quick ? 2 : 10),
         1_000L * positive(o, "--seconds", quick ? 6 : 60), positive(o, "--shared-groups", 8),
         positive(o, "--txn-size", 4), distribution.equals("zipfian"), systems(o), omid(o),
-        positive(o, "--ops-keys", 1));
+        positive(o, "--ops-keys", 1), 1_000L * nonNegative(o, "--warmup-round", quick ? 3 : 10));
     Path out = Path.of(o.getOrDefault("--out", "target/bench"));
     return (connection, embedded) -> {
       var results = new Benchmark(connection, settings, System.out).run();
@@ -363,19 +363,27 @@ public final class GStore {
   }
 
   static int positive(Map<String, String> options, String flag, int dflt) {
+    return atLeast(1, options, flag, dflt);
+  }
+
+  static int nonNegative(Map<String, String> options, String flag, int dflt) {
+    return atLeast(0, options, flag, dflt);
+  }
+
+  private static int atLeast(int min, Map<String, String> options, String flag, int dflt) {
     String value = options.get(flag);
     if (value == null) {
       return dflt;
     }
     try {
       int n = Integer.parseInt(value);
-      if (n > 0) {
+      if (n >= min) {
         return n;
       }
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw fail(flag + " must be a positive whole number, not '" + value + "'");
+    throw fail(flag + " must be a " + (min > 0 ? "positive" : "non-negative") + " whole number, not '" + value + "'");
   }
 
   static UsageException fail(String message) {

@@ -4,8 +4,6 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,7 +12,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -149,7 +146,7 @@ public final class GStoreClient implements Closeable {
 
   /** Forms a group; returns when creation has terminated. */
   public KeyGroup createGroup(GroupSpec spec) throws IOException {
-    return join(createGroupAsync(spec));
+    return create(spec); // on the caller's thread: a hand-over to the async pool and back cost two wake-ups
   }
 
   /** Forms a group without blocking the caller; the future fails with the exceptions of {@link #createGroup}. */
@@ -374,27 +371,6 @@ public final class GStoreClient implements Closeable {
 
   static KeyProto proto(RowKey k) {
     return KeyProto.newBuilder().setTable(k.table().getNameAsString()).setRow(ByteString.copyFrom(k.row())).build();
-  }
-
-  private static <T> T join(CompletableFuture<T> future) throws IOException {
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException io) {
-        throw io;
-      }
-      if (cause instanceof UncheckedIOException u) {
-        throw u.getCause();
-      }
-      if (cause instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IOException(cause);
-    }
   }
 
   /**

@@ -219,7 +219,7 @@ public final class GStoreServer implements GroupService, Closeable {
     LOG.info("G-Store {} peer {} listening on {}:{}; {}", GStoreVersion.current(), self, advertised, bound.getPort(),
         secrets.fingerprints());
     runtime.start();
-    leases.start(GroupLeases.CHECK_MILLIS);
+    leases.start();
   }
 
   private ThreadFactory threads(String role) {

@@ -126,11 +126,11 @@ public final class GroupLeases implements Closeable {
   }
 
   /** How often a server looks for lapsed leases: an expiry takes effect within this much. */
-  static final long CHECK_MILLIS = 1_000;
+  private static final long CHECK_MILLIS = 1_000;
 
-  /** Checks for lapsed leases every {@code periodMillis}. */
-  public void start(long periodMillis) {
-    thread.scheduleWithFixedDelay(this::checkSurvivingAnything, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+  /** Checks for lapsed leases every {@link #CHECK_MILLIS}. */
+  public void start() {
+    thread.scheduleWithFixedDelay(this::checkSurvivingAnything, CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   /**

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -146,7 +147,17 @@ public final class GStoreClient implements Closeable {
 
   /** Forms a group; returns when creation has terminated. */
   public KeyGroup createGroup(GroupSpec spec) throws IOException {
-    return create(spec); // on the caller's thread: a hand-over to the async pool and back cost two wake-ups
+    if (async.isShutdown()) { // its lease would not be renewed: the group would lapse a lease after its creation
+      throw new IllegalStateException("this G-Store client is closed; no group was created");
+    }
+    try {
+      return create(spec); // on the caller's thread: a hand-over to the async pool and back cost two wake-ups
+    } catch (InterruptedIOException e) {
+      if (e.getClass() == InterruptedIOException.class) {
+        Thread.currentThread().interrupt(); // HBase throws it without restoring the flag (a timeout is a subclass)
+      }
+      throw e;
+    }
   }
 
   /** Forms a group without blocking the caller; the future fails with the exceptions of {@link #createGroup}. */

@@ -319,6 +319,8 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
       Object[] results = new Object[mutations.size()];
       t.batch(mutations, results);
     } catch (InterruptedException e) {
+      // HBase may go on retrying the batch on the server's call threads (PooledConnection) and land it later:
+      // versioned cells keep it from overwriting newer state (recovery.md, "A zombie's last protocol write")
       Thread.currentThread().interrupt();
       throw new java.io.InterruptedIOException("interrupted writing " + name);
     }

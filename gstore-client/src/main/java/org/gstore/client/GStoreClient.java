@@ -5,7 +5,6 @@ import com.google.protobuf.ServiceException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
@@ -65,23 +63,13 @@ public final class GStoreClient implements Closeable {
   public static final String COMMIT_DEADLINE = "gstore.client.commit.deadline.ms";
   /** The lease of a group whose {@link GroupSpec} sets none (ms; 0: groups live until deleted). */
   public static final String GROUP_LEASE = "gstore.group.lease.ms";
-  private static final long DEFAULT_OPERATION_TIMEOUT = 120_000;
-  private static final long DEFAULT_GROUP_LEASE = 60_000;
-  private static final long DEFAULT_COMMIT_DEADLINE = 300_000;
-  /** The servers' outcome retention, as this client's configuration says (it should match theirs). */
-  private static final String OUTCOME_RETAIN = "gstore.txn.outcome.retain.ms";
-  private static final long DEFAULT_OUTCOME_RETAIN = 1_800_000;
   /** This process and host ({@code pid@host}): with a client number, who renews a lease, for operators. */
   private static final String HOLDER_PREFIX = java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
   private static final java.util.concurrent.atomic.AtomicLong CLIENTS = new java.util.concurrent.atomic.AtomicLong();
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GStoreClient.class);
 
   private final Connection connection;
   private final boolean ownsConnection;
-  private final long operationTimeoutMillis;
-  private final long transactionAttempts;
-  private final long commitDeadlineMillis;
-  private final Duration defaultLease;
+  private final ClientSettings settings;
   private final LeaseRenewer leases;
   private final ExecutorService async = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "gstore-client");
@@ -92,42 +80,8 @@ public final class GStoreClient implements Closeable {
   private GStoreClient(Connection connection, boolean ownsConnection) {
     this.connection = connection;
     this.ownsConnection = ownsConnection;
-    this.operationTimeoutMillis = connection.getConfiguration().getLong(OPERATION_TIMEOUT, DEFAULT_OPERATION_TIMEOUT);
-    if (operationTimeoutMillis <= 0) {
-      throw new IllegalArgumentException(OPERATION_TIMEOUT + " must be positive: " + operationTimeoutMillis);
-    }
-    this.transactionAttempts = connection.getConfiguration().getLong(TRANSACTION_ATTEMPTS, 50);
-    if (transactionAttempts < 1) {
-      throw new IllegalArgumentException(TRANSACTION_ATTEMPTS + " must be at least 1: " + transactionAttempts);
-    }
-    this.commitDeadlineMillis = connection.getConfiguration().getLong(COMMIT_DEADLINE, DEFAULT_COMMIT_DEADLINE);
-    if (commitDeadlineMillis < 0) {
-      throw new IllegalArgumentException(COMMIT_DEADLINE + " must not be negative: " + commitDeadlineMillis);
-    }
-    long lease = connection.getConfiguration().getLong(GROUP_LEASE, DEFAULT_GROUP_LEASE);
-    if (lease < 0) {
-      throw new IllegalArgumentException(GROUP_LEASE + " must not be negative: " + lease);
-    }
-    this.defaultLease = Duration.ofMillis(lease);
-    warnIfResendsOutliveOutcomes(connection.getConfiguration());
+    this.settings = ClientSettings.from(connection.getConfiguration());
     this.leases = new LeaseRenewer(connection, HOLDER_PREFIX + "#" + CLIENTS.incrementAndGet());
-  }
-
-  /**
-   * A commit may be sent again for as long as the deadline plus the last call's own HBase retries; the servers
-   * keep outcomes {@code gstore.txn.outcome.retain.ms} (30 minutes by default). A resend after that could apply a
-   * transaction that only writes a second time.
-   */
-  private void warnIfResendsOutliveOutcomes(Configuration conf) {
-    long resendWindow = commitDeadlineMillis + conf.getLong(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT,
-        HConstants.DEFAULT_HBASE_CLIENT_OPERATION_TIMEOUT);
-    long retained = conf.getLong(OUTCOME_RETAIN, DEFAULT_OUTCOME_RETAIN);
-    if (resendWindow >= retained) {
-      LOG.warn("{} ({} ms) plus {} ({} ms) reaches the servers' outcome retention {} ({} ms): a commit resent that"
-          + " late could take effect twice. Lower one of the first two, or raise the third on the servers",
-          COMMIT_DEADLINE, commitDeadlineMillis, HConstants.HBASE_CLIENT_OPERATION_TIMEOUT,
-          resendWindow - commitDeadlineMillis, OUTCOME_RETAIN, retained);
-    }
   }
 
   /** A client with its own HBase connection, made from {@code conf} and closed with the client. */
@@ -223,10 +177,10 @@ public final class GStoreClient implements Closeable {
         .setName(id.name())
         .setLeader(proto(leader))
         .setMode(spec.isAtomic() ? CreateModeProto.ATOMIC : CreateModeProto.BEST_EFFORT)
-        .setLeaseMs((spec.lease() != null ? spec.lease() : defaultLease).toMillis());
+        .setLeaseMs((spec.lease() != null ? spec.lease() : settings.defaultLease()).toMillis());
     spec.members().forEach(m -> b.addMembers(proto(m)));
     CreateGroupRequest request = b.build();
-    long deadline = System.currentTimeMillis() + operationTimeoutMillis;
+    long deadline = System.currentTimeMillis() + settings.operationTimeoutMillis();
     while (true) {
       CreateGroupResponse response = call(leader, stub -> stub.createGroup(null, request));
       switch (response.getOutcome()) {
@@ -242,7 +196,7 @@ public final class GStoreClient implements Closeable {
         case PENDING:
           if (System.currentTimeMillis() > deadline) {
             IOException notDeleted = abandon(id);
-            throw new GroupCreationException("creating " + id + " took longer than " + operationTimeoutMillis
+            throw new GroupCreationException("creating " + id + " took longer than " + settings.operationTimeoutMillis()
                 + " ms (" + OPERATION_TIMEOUT + "); " + (notDeleted == null ? "it was deleted and holds no row"
                 : "deleting it failed too (" + notDeleted.getMessage() + "), so it may still hold rows: delete"
                 + " it with getGroup(id).delete() once the cluster answers"), Map.of());
@@ -276,7 +230,7 @@ public final class GStoreClient implements Closeable {
         .setName(id.name())
         .setLeader(proto(id.leader()))
         .build();
-    long deadline = System.currentTimeMillis() + operationTimeoutMillis;
+    long deadline = System.currentTimeMillis() + settings.operationTimeoutMillis();
     while (true) {
       DeleteGroupResponse response = call(id.leader(), stub -> stub.deleteGroup(null, request));
       switch (response.getOutcome()) {
@@ -286,7 +240,7 @@ public final class GStoreClient implements Closeable {
           throw new GroupNotFoundException("no group " + id);
         case PENDING:
           if (System.currentTimeMillis() > deadline) {
-            throw new IOException("deleting " + id + " took longer than " + operationTimeoutMillis + " ms ("
+            throw new IOException("deleting " + id + " took longer than " + settings.operationTimeoutMillis() + " ms ("
                 + OPERATION_TIMEOUT + "); it is still being deleted");
           }
           break;
@@ -351,11 +305,11 @@ public final class GStoreClient implements Closeable {
   }
 
   long transactionAttempts() {
-    return transactionAttempts;
+    return settings.transactionAttempts();
   }
 
   long commitDeadlineMillis() {
-    return commitDeadlineMillis;
+    return settings.commitDeadlineMillis();
   }
 
   private interface Call<S, R> {

@@ -69,10 +69,14 @@ public final class GStoreMiniCluster implements AutoCloseable {
     conf.set(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY, GStoreMasterObserver.class.getName());
     settings.forEach(conf::set);
     for (String setting : System.getProperty(EXTRA_SETTINGS, "").split(",")) {
-      int eq = setting.indexOf('=');
-      if (eq > 0) {
-        conf.set(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
+      if (setting.isBlank()) {
+        continue;
       }
+      int eq = setting.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("-D" + EXTRA_SETTINGS + " takes key=value,...; not '" + setting + "'");
+      }
+      conf.set(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
     }
     util.startMiniCluster(regionServers);
     return new GStoreMiniCluster(util, tmpdirBefore);

@@ -1,8 +1,8 @@
 package org.gstore.coprocessor.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.gstore.coprocessor.Fakes.fake;
 
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -84,15 +84,5 @@ class PooledConnectionTest {
       }
       default -> null;
     });
-  }
-
-  private interface Answer {
-    Object answer(String method, Object[] args) throws Exception;
-  }
-
-  private static <T> T fake(Class<T> type, Answer answer) {
-    return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
-        (proxy, method, args) -> method.getName().equals("toString") ? type.getSimpleName()
-            : answer.answer(method.getName(), args)));
   }
 }

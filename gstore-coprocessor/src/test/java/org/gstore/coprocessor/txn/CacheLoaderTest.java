@@ -2,9 +2,9 @@ package org.gstore.coprocessor.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.gstore.coprocessor.Fakes.fake;
 
 import java.io.InterruptedIOException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.TreeMap;
@@ -150,15 +150,5 @@ class CacheLoaderTest {
       }
       default -> null;
     });
-  }
-
-  private interface Answer {
-    Object answer(String method, Object[] args) throws Exception;
-  }
-
-  private static <T> T fake(Class<T> type, Answer answer) {
-    return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
-        (proxy, method, args) -> method.getName().equals("toString") ? type.getSimpleName()
-            : answer.answer(method.getName(), args)));
   }
 }

@@ -337,7 +337,7 @@ final class RecoverySimulation {
         if (s.declaredDead) {
           for (Rpc rpc : new ArrayList<>(pending)) {
             if (rpc.waitsFor(s) && answerable(rpc) && now - rpc.sentTick() <= RPC_TIMEOUT) {
-              apply(rpc);
+              applyOrRefuse(rpc);
             }
           }
           die(s);
@@ -630,8 +630,27 @@ final class RecoverySimulation {
         rpc.from().outbox.addAll(0, rpc.batch());
         log("RPC of " + commits(rpc.batch()) + (failed ? " failed" : " timed out"));
       } else if (rpc.hosts().values().stream().noneMatch(t -> t.paused) && answerable(rpc)) {
-        apply(rpc);
+        applyOrRefuse(rpc);
       }
+    }
+  }
+
+  /**
+   * An RPC reaches a region only while its server hosts it: a region that closed (moved off a live server) refused
+   * it (NotServingRegionException; HBase's close waits for writes in progress and flushes them, so none lands
+   * after), and the shipper sends the batch again. A zombie still answers for the regions it lost to reassignment.
+   * Modelled wrongly before (every RPC landed in the memstore it was sent to, region or not), which lost two
+   * acknowledged commits in about 300,000 schedules (seeds 3016151 and 2000213).
+   */
+  private void applyOrRefuse(Rpc rpc) {
+    boolean closedMeanwhile = rpc.hosts().entrySet().stream().anyMatch(e -> !e.getValue().declaredDead
+        && (rowHost[e.getKey()] == null || servers.get(rowHost[e.getKey()]) != e.getValue()));
+    if (closedMeanwhile) {
+      pending.remove(rpc);
+      rpc.from().outbox.addAll(0, rpc.batch());
+      log("RPC of " + commits(rpc.batch()) + " refused: a region moved since it was sent");
+    } else {
+      apply(rpc);
     }
   }
 

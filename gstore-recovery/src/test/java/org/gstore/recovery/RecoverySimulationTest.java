@@ -8,6 +8,7 @@ import org.gstore.common.sim.SeededRuns;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,6 +41,18 @@ class RecoverySimulationTest {
         schedules.runs(), violations, base, commits);
     if (firstFailure != null) {
       fail(report(firstFailure));
+    }
+  }
+
+  /** Schedules that once broke the promise, kept as they were found (see {@link RecoverySimulation#applyOrRefuse}). */
+  @ParameterizedTest
+  @ValueSource(longs = {3_016_151L, 2_000_213L})
+  @Timeout(value = 1, unit = TimeUnit.MINUTES)
+  void schedulesThatOnceLostACommitKeepEveryCommit(long seed) {
+    RecoverySimulation.Result r = new RecoverySimulation(seed, RecoverySimulation.Defect.NONE).run();
+    assertThat(r.acknowledged()).isPositive();
+    if (!r.ok()) {
+      fail(report(r));
     }
   }
 

@@ -46,6 +46,9 @@ class UpdateShipperTest {
   /** The transactions whose outcome was recorded in gstore:outcomes. */
   private final java.util.Set<String> recordedOutcomes = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+  /** The durability of every outcome row written. */
+  private final List<Durability> outcomeDurabilities = java.util.Collections.synchronizedList(new ArrayList<>());
+
   /** The row HBase refuses for good now ({@link #hbaseRefusing}'s argument until a test changes it). */
   private volatile String poisoned;
 
@@ -75,6 +78,7 @@ class UpdateShipperTest {
     doAnswer(call -> {
       List<? extends Row> puts = call.getArgument(0);
       puts.forEach(p -> recordedOutcomes.add(Bytes.toString(p.getRow())));
+      puts.forEach(p -> outcomeDurabilities.add(((org.apache.hadoop.hbase.client.Mutation) p).getDurability()));
       return null;
     }).when(outcomes).batch(any(), any());
     Connection connection = mock(Connection.class);
@@ -187,6 +191,27 @@ class UpdateShipperTest {
       assertThat(applied).containsExactly("a", "b", "b");
       shipper.ledger().forgetPersistedThrough(1); // a claim made before "b" was shipped again does not cover it
       assertThat(shipper.ledger().pendingCount()).isEqualTo(1);
+    } finally {
+      shipper.close();
+    }
+  }
+
+  /**
+   * Issue 35, item 1: an outcome row may land on a region server that no claim covers ({@code gstore:outcomes} is on
+   * servers that run no G-Store region): written with {@code ASYNC_WAL} it could vanish with that server after its
+   * commit was forgotten, and a retry would commit the transaction again. So it is persisted before the commit
+   * counts as shipped, whatever the shipper's durability.
+   */
+  @Test
+  void withAsyncWalOutcomeRowsArePersistedBeforeTheCommitCountsAsShipped() throws Exception {
+    UpdateShipper shipper = new UpdateShipper(hbaseRefusing("none"), new OwnerToken(new byte[32]),
+        Durability.ASYNC_WAL, 1);
+    try {
+      shipper.ship(commit("a", 0));
+      shipper.ship(commit("b", 1));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().shippedThrough() == 1);
+      assertThat(applied).as("the commits' own writes keep the shipper's durability").containsExactly("a", "b");
+      assertThat(outcomeDurabilities).hasSize(2).containsOnly(Durability.SYNC_WAL);
     } finally {
       shipper.close();
     }

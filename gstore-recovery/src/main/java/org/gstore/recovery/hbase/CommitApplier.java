@@ -51,9 +51,13 @@ public final class CommitApplier implements CommitSink {
   }
 
   /**
-   * Writes {@code batch}: first the outcome of each commit ({@link OutcomeTable}), then the commits in one HBase
-   * batch per table, all with this applier's durability. Outcomes go first so that a commit HBase takes, or refuses for good, always has its
-   * outcome recorded: a commit retried at another leader must learn it happened.
+   * Writes {@code batch}: first the outcome of each commit ({@link OutcomeTable}), persisted ({@code SYNC_WAL}),
+   * then the commits in one HBase batch per table, with this applier's durability. Outcomes go first so that a
+   * commit HBase takes, or refuses for good, always has its outcome recorded: a commit retried at another leader
+   * must learn it happened. They are persisted whatever the commits' durability because {@code gstore:outcomes}
+   * may be on a region server no claim covers (one that runs no G-Store region registers none): an
+   * {@code ASYNC_WAL} row there could vanish with its server after the thresholds let the leader forget the
+   * commit, and a retry would then commit it again.
    */
   @Override
   public void apply(List<Shipment> batch) throws IOException {
@@ -61,7 +65,7 @@ public final class CommitApplier implements CommitSink {
     List<Mutation> outcomes = new ArrayList<>(batch.size());
     for (Shipment s : batch) {
       if (!s.txnId().isEmpty()) {
-        outcomes.add(OutcomeTable.put(s.group().id(), s.txnId(), s.commitTs(), durability));
+        outcomes.add(OutcomeTable.put(s.group().id(), s.txnId(), s.commitTs()));
       }
     }
     if (!outcomes.isEmpty()) {

@@ -26,8 +26,8 @@ import org.gstore.recovery.CommittedTxns;
  * leader forgot it, gets its true outcome. One row per transaction (its id first, so the rows of a busy group
  * spread over the table's regions), holding its commit timestamp.
  *
- * <p>The row is written before the commit's own writes, with their durability ({@link CommitApplier}): by the
- * shipper for a live commit, by the replay for a recovered one. A group serves at a new leader only after every
+ * <p>The row is written, persisted, before the commit's own writes ({@link CommitApplier}): by the shipper for a
+ * live commit, by the replay for a recovered one. A group serves at a new leader only after every
  * commit it made before is shipped or replayed, so there a transaction that has no row here did not commit
  * before; see docs/client.md, "Exactly once".
  */
@@ -76,15 +76,15 @@ public final class OutcomeTable implements CommittedTxns {
   }
 
   /**
-   * The row recording that {@code txnId} committed at {@code commitTs}, written with the commit's own writes and
-   * their durability: with {@code ASYNC_WAL} it is persisted when they are (the thresholds cover every write of a
-   * shipment, and one a dead server lost is shipped again), before the commit leaves the WAL.
+   * The row recording that {@code txnId} committed at {@code commitTs}, persisted when written ({@code SYNC_WAL}):
+   * this table's regions may be on a region server that claims nothing, so the thresholds cannot tell when an
+   * {@code ASYNC_WAL} row there is persisted (see {@link CommitApplier#apply}).
    */
-  static Put put(GroupId group, String txnId, long commitTs, Durability durability) {
+  static Put put(GroupId group, String txnId, long commitTs) {
     // stamped by the server when written, not with commitTs: the retention runs from when the row exists (a replay
     // may write it long after the commit)
     Put put = new Put(row(group, txnId)).addColumn(FAMILY, COMMIT_TS, Bytes.toBytes(commitTs));
-    put.setDurability(durability);
+    put.setDurability(Durability.SYNC_WAL);
     return put;
   }
 

@@ -262,6 +262,14 @@ public final class ShipmentLedger {
     return queued.contains(s) || unpersisted.containsKey(s) || quarantined.contains(s);
   }
 
+  /**
+   * Whether no commit of {@code group} stamped at or before {@code commitTs} waits to be shipped (again): each
+   * reached HBase, its outcome row with it, or was quarantined after its outcome row was written.
+   */
+  public synchronized boolean shippedThrough(GroupRef group, long commitTs) {
+    return queued.stream().noneMatch(s -> s.group().equals(group) && s.commitTs() <= commitTs);
+  }
+
   /** Commits of {@code group} waiting to be shipped (again). */
   public synchronized int queuedCount(GroupRef group) {
     return (int) queued.stream().filter(s -> s.group().equals(group)).count();

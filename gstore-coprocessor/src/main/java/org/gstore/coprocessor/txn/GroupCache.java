@@ -195,6 +195,11 @@ public final class GroupCache {
     return seenIncarnation == incarnation ? forgottenUpTo > seenTs : forgottenUpTo > 0;
   }
 
+  /** The newest commit timestamp among the outcomes forgotten (0: none). With the commit lock held. */
+  long forgottenUpTo() {
+    return forgottenUpTo;
+  }
+
   /** With the commit lock held. */
   void remember(String txnId, CommitOutcome outcome) {
     recentOutcomes.put(txnId, outcome);

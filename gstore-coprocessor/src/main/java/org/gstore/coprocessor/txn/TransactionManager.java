@@ -58,6 +58,7 @@ public final class TransactionManager {
   private final GroupCaches caches;
   private final CommitValidator validator;
   private final CommittedTxns committed;
+  private final OutcomeLookups lookups;
   private final long waitMillis;
   /** The leader's clock, which commit timestamps follow (HBase stamps plain writes with the same one). */
   private final LongSupplier clock;
@@ -78,6 +79,7 @@ public final class TransactionManager {
     this.caches = caches;
     this.validator = validator;
     this.committed = committed;
+    this.lookups = new OutcomeLookups(shipper, committed, waitMillis);
     this.waitMillis = waitMillis;
     this.clock = clock;
   }
@@ -171,68 +173,97 @@ public final class TransactionManager {
       return CommitOutcome.failed(TxnOutcome.NO_GROUP, "no active group " + id);
     }
     cache.awaitSettled(waitMillis);
-    cache.commitLock.lock();
-    long start = System.nanoTime();
-    try {
-      if (cache.closed() == GroupCache.Closed.REGION_CLOSING) {
-        throw GroupCaches.moving(id);
+    Earlier lookedUp = null;
+    while (true) {
+      Earlier earlier;
+      cache.commitLock.lock();
+      long start = System.nanoTime();
+      try {
+        if (cache.closed() == GroupCache.Closed.REGION_CLOSING) {
+          throw GroupCaches.moving(id);
+        }
+        if (cache.inDoubt() != null) { // a commit went in doubt since we waited: it may be this one
+          throw cache.awaitingOutcome();
+        }
+        earlier = earlierOutcome(cache, txnId, seenIncarnation, seenTs, lookedUp);
+        if (!earlier.needsLookup()) {
+          if (earlier.outcome() != null) {
+            return earlier.outcome();
+          }
+          if (refusal != null) {
+            throw refusal;
+          }
+          CommitOutcome outcome = validateAndLog(cache, txnId, seenIncarnation, reads, writes);
+          if (outcome.outcome() == TxnOutcome.COMMITTED && !writes.isEmpty()) {
+            metrics.committed(System.nanoTime() - start);
+          }
+          return outcome;
+        }
+      } finally {
+        cache.commitLock.unlock();
       }
-      if (cache.inDoubt() != null) { // a commit went in doubt since we waited: it may be this one
-        throw cache.awaitingOutcome();
-      }
-      CommitOutcome earlier = knownOutcome(cache, txnId, seenIncarnation, seenTs);
-      if (earlier != null) {
-        return earlier;
-      }
-      if (refusal != null) {
-        throw refusal;
-      }
-      if (cache.closed() == GroupCache.Closed.RELEASED) {
-        return CommitOutcome.failed(TxnOutcome.NO_GROUP, "group " + id + " is being deleted");
-      }
-      CommitOutcome refused = validate(cache, txnId, seenIncarnation, reads, writes);
-      if (refused != null) {
-        return refused;
-      }
-      if (writes.isEmpty()) {
-        return CommitOutcome.committed(cache.lastCommitTs(), cache.incarnation);
-      }
-      CommitOutcome committed = logAndApply(cache, txnId, writes);
-      metrics.committed(System.nanoTime() - start);
-      return committed;
-    } finally {
-      cache.commitLock.unlock();
+      metrics.outcomeLookedUp();
+      OptionalLong ts = lookups.commitTs(cache.group, txnId, earlier.lookUpThrough());
+      lookedUp = new Earlier(ts.isPresent() ? CommitOutcome.committed(ts.getAsLong(), 0) : null,
+          earlier.lookUpThrough());
     }
   }
 
   /**
-   * The outcome the transaction already has, or null if it has none: from the cache's memory when that tells
-   * (nearly always: the commit's first attempt, or a retry to the same leader), otherwise from the durable record,
-   * once every commit this cache forgot and that might be this one is shipped. A group being deleted answers from
-   * memory only: its commits are still being shipped, so the record may lack one; its callers retry until the
-   * delete is done, when the record has them all. With the commit lock held.
+   * What the transaction's earlier attempts came to, as far as the commit lock's holder can tell: an outcome, none
+   * ({@code outcome} null), or that the durable record must be read first ({@link #needsLookup}), for the commits
+   * forgotten up to {@code lookUpThrough}.
    */
-  private CommitOutcome knownOutcome(GroupCache cache, String txnId, long seenIncarnation, long seenTs)
+  private record Earlier(CommitOutcome outcome, long lookUpThrough) {
+    static final long NO_LOOKUP = -1;
+
+    boolean needsLookup() {
+      return lookUpThrough != NO_LOOKUP;
+    }
+  }
+
+  /**
+   * The outcome the transaction already has: from the cache's memory when that tells (nearly always: the commit's
+   * first attempt, or a retry to the same leader), otherwise from the durable record, read off the lock by
+   * {@link OutcomeLookups} once every commit this cache forgot and that might be this one is shipped. A lookup
+   * ({@code lookedUp}) answers only if nothing more was forgotten since it began; a commit of this transaction
+   * made meanwhile is in memory. A group being deleted answers from memory only: its commits are still being
+   * shipped, so the record may lack one; its callers retry until the delete is done, when the record has them all.
+   * With the commit lock held.
+   */
+  private Earlier earlierOutcome(GroupCache cache, String txnId, long seenIncarnation, long seenTs, Earlier lookedUp)
       throws IOException {
     CommitOutcome remembered = cache.recentOutcome(txnId);
     if (remembered != null || cache.remembersEveryCommitAfter(seenIncarnation, seenTs)) {
-      return remembered;
+      return new Earlier(remembered, Earlier.NO_LOOKUP);
     }
     if (cache.closed() == GroupCache.Closed.RELEASED) {
       throw new RegionTooBusyException("group " + cache.group.id() + " is being deleted; retry to learn whether"
           + " this commit took effect before");
     }
-    if (cache.mayHaveForgotten(seenIncarnation, seenTs)) {
-      shipper.drain(cache.group, waitMillis);
+    if (lookedUp == null || lookedUp.lookUpThrough() != cache.forgottenUpTo()) {
+      return new Earlier(null, cache.forgottenUpTo());
     }
-    metrics.outcomeLookedUp();
-    OptionalLong ts = committed.commitTs(cache.group.id(), txnId);
-    if (ts.isEmpty()) {
-      return null;
+    if (lookedUp.outcome() != null) {
+      cache.remember(txnId, lookedUp.outcome());
     }
-    CommitOutcome found = CommitOutcome.committed(ts.getAsLong(), 0);
-    cache.remember(txnId, found);
-    return found;
+    return new Earlier(lookedUp.outcome(), Earlier.NO_LOOKUP);
+  }
+
+  /** Validates a transaction with no earlier outcome and, if it may commit, logs and applies it. With the lock. */
+  private CommitOutcome validateAndLog(GroupCache cache, String txnId, long seenIncarnation, List<ReadStamp> reads,
+      List<RowWriteProto> writes) throws IOException {
+    if (cache.closed() == GroupCache.Closed.RELEASED) {
+      return CommitOutcome.failed(TxnOutcome.NO_GROUP, "group " + cache.group.id() + " is being deleted");
+    }
+    CommitOutcome refused = validate(cache, txnId, seenIncarnation, reads, writes);
+    if (refused != null) {
+      return refused;
+    }
+    if (writes.isEmpty()) {
+      return CommitOutcome.committed(cache.lastCommitTs(), cache.incarnation);
+    }
+    return logAndApply(cache, txnId, writes);
   }
 
   /** Why the commit cannot happen (not a member, reloaded, a row changed since it was read), or null. */
@@ -364,6 +395,7 @@ public final class TransactionManager {
   public void close() {
     preloader.shutdownNow();
     settler.shutdownNow();
+    lookups.close();
     caches.close();
   }
 

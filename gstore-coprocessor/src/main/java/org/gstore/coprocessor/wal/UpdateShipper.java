@@ -113,6 +113,20 @@ public final class UpdateShipper implements Closeable {
     }
   }
 
+  /**
+   * Waits until every commit of {@code group} stamped at or before {@code commitTs} is in HBase with its outcome
+   * row ({@link ShipmentLedger#shippedThrough(GroupRef, long)}), at most {@code timeoutMillis}; later commits are
+   * not waited for, so a busy group cannot keep this waiting.
+   */
+  public void awaitShipped(GroupRef group, long commitTs, long timeoutMillis) throws IOException {
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    synchronized (ledger) {
+      while (!ledger.shippedThrough(group, commitTs)) {
+        awaitUntil(deadline, group, "shipped to HBase");
+      }
+    }
+  }
+
   /** Waits on the ledger, whose monitor the caller holds, until it changes or the deadline passes. */
   private void awaitUntil(long deadline, GroupRef group, String what) throws IOException {
     long left = deadline - System.currentTimeMillis();

@@ -15,6 +15,8 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.hbase.RegionTooBusyException;
@@ -79,6 +81,8 @@ class TransactionManagerTest {
   /** What gstore:outcomes would hold: the outcome of every commit shipped. */
   private final Map<String, Long> recordedOutcomes = new java.util.concurrent.ConcurrentHashMap<>();
   private final AtomicLong lookups = new AtomicLong();
+  /** While set, gstore:outcomes answers only once the test opens it (a member region in transition). */
+  private volatile CountDownLatch outcomesGate;
   private final UpdateShipper shipper = new UpdateShipper(batch -> {
     if (hbaseDown) {
       throw new IOException("planted: HBase is down");
@@ -125,6 +129,15 @@ class TransactionManagerTest {
       }, 0, 1 << 20),
       (group, txnId) -> {
         lookups.incrementAndGet();
+        CountDownLatch gate = outcomesGate;
+        if (gate != null) {
+          try {
+            gate.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException();
+          }
+        }
         Long ts = recordedOutcomes.get(txnId);
         return ts == null ? OptionalLong.empty() : OptionalLong.of(ts);
       },
@@ -286,12 +299,51 @@ class TransactionManagerTest {
     }
     // forgotten here and not yet in HBase: the leader must not take "not recorded" for "did not commit"
     assertThatThrownBy(() -> manager.commit(ID, "t0", first.incarnation(), 0, List.of(), List.of(write("0")), ADMIT))
-        .isInstanceOf(IOException.class).hasMessageContaining("not all shipped");
+        .as("answered within the endpoint wait, off the commit lock").isInstanceOf(RegionTooBusyException.class);
     hbaseDown = false;
     Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> recordedOutcomes.size() > GroupCache.OUTCOMES_REMEMBERED);
     CommitOutcome retried = manager.commit(ID, "t0", first.incarnation(), 0, List.of(), List.of(write("0")), ADMIT);
     assertThat(retried.commitTs()).as("forgotten here, found once shipped").isEqualTo(first.commitTs());
     assertThat(appendCount()).isEqualTo(GroupCache.OUTCOMES_REMEMBERED + 1);
+  }
+
+  /**
+   * Issue 35, item 3: the lookup of a forgotten outcome reads HBase; under the group's commit lock it held every
+   * other commit of the group (and their RPC handlers) for as long as HBase took to answer.
+   */
+  @Test
+  void aSlowOutcomeLookupHoldsNoLockTheGroupsOtherCommitsWaitFor() throws Exception {
+    CommitOutcome first = blindCommit("t1", "1");
+    long lookedUpBefore = lookups.get();
+    outcomesGate = new CountDownLatch(1);
+    CompletableFuture<CommitOutcome> lookingUp = CompletableFuture.supplyAsync(() -> {
+      try {
+        return manager.commit(ID, "t2", 0, 0, List.of(), List.of(write("2")), ADMIT); // saw nothing: a lookup
+      } catch (IOException e) {
+        throw new CompletionException(e);
+      }
+    });
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> lookups.get() == lookedUpBefore + 1);
+
+    CompletableFuture<CommitOutcome> other = CompletableFuture.supplyAsync(() -> {
+      try { // saw the group's last commit: answered from memory, no lookup
+        return manager.commit(ID, "t3", first.incarnation(), first.commitTs(), List.of(), List.of(write("3")), ADMIT);
+      } catch (IOException e) {
+        throw new CompletionException(e);
+      }
+    });
+    assertThat(other.get(5, TimeUnit.SECONDS).outcome()).as("not held behind the lookup")
+        .isEqualTo(TxnOutcome.COMMITTED);
+    assertThatThrownBy(() -> lookingUp.get(5, TimeUnit.SECONDS))
+        .as("the lookup outlived the endpoint wait: the caller retries").hasCauseInstanceOf(RegionTooBusyException.class);
+
+    outcomesGate.countDown();
+    assertThat(manager.commit(ID, "t2", 0, 0, List.of(), List.of(write("2")), ADMIT).outcome())
+        .as("not committed before: the retry commits it").isEqualTo(TxnOutcome.COMMITTED);
+    assertThat(manager.commit(ID, "t2", 0, 0, List.of(), List.of(write("2")), ADMIT).commitTs())
+        .as("and a second retry gets that outcome").isEqualTo(
+            manager.read(ID, null, 0, List.of(ROW)).snapshot());
+    assertThat(appendCount()).isEqualTo(3);
   }
 
   @Test

@@ -25,9 +25,10 @@ import org.slf4j.LoggerFactory;
  * dies ({@link #shipAgainAbove}); a commit shipped again gets a new number, so a claim made before it arrived
  * does not cover it. The WAL keeps every record not yet handed over or still held ({@link #walNeededAbove}).
  *
- * <p>A commit HBase refuses for good is <em>quarantined</em> ({@link #refused}): no longer waited for by deletes
- * and region closes, kept in the WAL, and shipped again every {@link #QUARANTINE_RETRY_MILLIS}
- * ({@link #retryQuarantined}). It is never dropped.
+ * <p>A commit HBase refuses for good is <em>quarantined</em> ({@link #refused}): kept in the WAL, shipped again
+ * every {@link #QUARANTINE_RETRY_MILLIS} ({@link #retryQuarantined}), never dropped, and still held: its group's
+ * deletes and leader-region closes wait for it, since a release would fence its retries out for good and a
+ * handover would load the group without it ({@link #quarantineCause} says why, for the errors they give).
  *
  * <p>Thread-safe; every change wakes threads waiting on this object's monitor (a drain waits so).
  */
@@ -54,6 +55,8 @@ public final class ShipmentLedger {
    * them), and not a shipping lag (they are not waiting behind anything).
    */
   private final LinkedHashSet<Shipment> retrying = new LinkedHashSet<>();
+  /** Why HBase refused each quarantined commit, as it said the last time. */
+  private final Map<Shipment, String> refusedBecause = new HashMap<>();
   /** Bumped when acknowledgements of batches sent earlier can no longer be trusted (see {@link #distrust}). */
   private long epoch;
   private long nextShipment;
@@ -61,6 +64,7 @@ public final class ShipmentLedger {
   private long lastQuarantineRetry = Long.MIN_VALUE;
   private long shippedAgain;
   private long persistedOnDrain;
+  private long refusals;
 
   /**
    * @param persistedWhenShipped whether the sink persists what it acknowledges (SYNC_WAL): nothing stays held
@@ -142,6 +146,7 @@ public final class ShipmentLedger {
       long number = nextShipment++;
       queued.remove(s);
       retrying.remove(s); // out of quarantine: it landed
+      refusedBecause.remove(s);
       if (persistedWhenShipped) {
         release(s);
       } else {
@@ -152,15 +157,18 @@ public final class ShipmentLedger {
     notifyAll();
   }
 
-  /** HBase refused {@code s} for good: quarantine it (see the class comment). */
-  public synchronized void refused(Shipment s) {
+  /** HBase refused {@code s} for good, saying {@code because}: quarantine it (see the class comment). */
+  public synchronized void refused(Shipment s, String because) {
     LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
-        + " refuses its writes for good, so it is not shipped; it stays in the WAL for an operator, see"
-        + " docs/operations.md", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq());
+        + " refuses its writes for good ({}). It stays in the WAL and is shipped again every {} s; the group takes no"
+        + " commit, release or region move until it lands. Fix the cause, see docs/operations.md, \"Quarantined"
+        + " commits\"", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq(), because,
+        QUARANTINE_RETRY_MILLIS / 1000);
     quarantined.add(s);
+    refusedBecause.put(s, because);
     retrying.remove(s);
-    queued.remove(s);
-    heldPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1); // the WAL keeps its record
+    queued.remove(s); // still held: heldPerGroup and the WAL keep it
+    refusals++;
     notifyAll();
   }
 
@@ -214,7 +222,6 @@ public final class ShipmentLedger {
     quarantined.clear();
     retrying.addAll(again);
     for (Shipment s : again) {
-      heldPerGroup.merge(s.group(), 1, Integer::sum);
       queued.add(s);
       shipAgain.accept(s);
     }
@@ -247,7 +254,7 @@ public final class ShipmentLedger {
     return held.isEmpty() ? seen : Math.min(seen, held.first() - 1);
   }
 
-  /** Commits handed over and not yet persisted in HBase (quarantined ones aside). */
+  /** Commits handed over and not yet persisted in HBase, quarantined ones included. */
   public synchronized int pendingCount() {
     return heldPerGroup.values().stream().mapToInt(Integer::intValue).sum();
   }
@@ -287,8 +294,18 @@ public final class ShipmentLedger {
 
   /** Whether a commit of {@code group} is quarantined now (HBase does not have it). */
   public synchronized boolean hasQuarantined(GroupRef group) {
-    return quarantined.stream().anyMatch(s -> s.group().equals(group))
-        || retrying.stream().anyMatch(s -> s.group().equals(group));
+    return quarantineCause(group).isPresent();
+  }
+
+  /** Why HBase refused a quarantined commit of {@code group}, if it has one now. */
+  public synchronized java.util.Optional<String> quarantineCause(GroupRef group) {
+    return refusedBecause.entrySet().stream().filter(e -> e.getKey().group().equals(group))
+        .map(Map.Entry::getValue).findFirst();
+  }
+
+  /** How many times HBase refused a commit for good (each refusal of a commit shipped again counts). */
+  public synchronized long refusals() {
+    return refusals;
   }
 
   /** Commits shipped again because a region server that may have lost them died. */

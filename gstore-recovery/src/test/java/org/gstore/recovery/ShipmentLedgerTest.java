@@ -22,8 +22,10 @@ class ShipmentLedgerTest {
   void aQuarantinedCommitShippedAgainStaysQuarantinedUntilItLandsAndIsNoShippingLag() {
     Shipment refused = new Shipment(GROUP, 1_000, "t1", List.of(), new WalPosition(0, 0));
     ledger.handOver(refused);
-    ledger.refused(refused);
+    ledger.refused(refused, "planted: family dropped");
     assertThat(ledger.quarantinedCount()).isEqualTo(1);
+    assertThat(ledger.pendingCount(GROUP)).as("still held: the group's deletes and closes wait for it").isEqualTo(1);
+    assertThat(ledger.quarantineCause(GROUP)).contains("planted: family dropped");
 
     assertThat(ledger.retryQuarantined(60_000)).isEqualTo(1);
     assertThat(shippedAgain).containsExactly(refused);
@@ -37,12 +39,13 @@ class ShipmentLedgerTest {
     ledger.handOver(fresh);
     assertThat(ledger.lagMillis(120_000)).as("a commit waiting behind it is").isEqualTo(20_000);
 
-    ledger.refused(refused); // still refused: back in quarantine
+    ledger.refused(refused, "planted: family dropped"); // still refused: back in quarantine
     assertThat(ledger.quarantinedCount()).isEqualTo(1);
     assertThat(ledger.retryQuarantined(120_000)).isEqualTo(1);
     ledger.shipped(List.of(refused, fresh), ledger.epoch()); // its cause fixed: it landed
     assertThat(ledger.quarantinedCount()).isZero();
     assertThat(ledger.hasQuarantined(GROUP)).isFalse();
+    assertThat(ledger.pendingCount(GROUP)).isZero();
     assertThat(ledger.lagMillis(120_000)).isZero();
   }
 }

@@ -118,8 +118,8 @@ public final class GroupHandover {
           }
           metrics.closeWaitedForShipping();
           LOG.warn("the leader region of group {} waits for {} commits to be shipped to HBase before it closes"
-              + " ({} ms so far)", cache.group.id(), shipper.ledger().pendingCount(cache.group),
-              clock.getAsLong() - started);
+              + " ({} ms so far): {}", cache.group.id(), shipper.ledger().pendingCount(cache.group),
+              clock.getAsLong() - started, e.getMessage());
         }
       }
       caches.forget(cache);

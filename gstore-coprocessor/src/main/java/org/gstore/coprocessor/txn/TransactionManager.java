@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -255,6 +256,10 @@ public final class TransactionManager {
       List<RowWriteProto> writes) throws IOException {
     if (cache.closed() == GroupCache.Closed.RELEASED) {
       return CommitOutcome.failed(TxnOutcome.NO_GROUP, "group " + cache.group.id() + " is being deleted");
+    }
+    Optional<String> quarantined = shipper.ledger().quarantineCause(cache.group);
+    if (quarantined.isPresent()) { // its commits would pile up in the WAL behind it, likely refused alike
+      throw new RegionTooBusyException(UpdateShipper.quarantinedMessage(cache.group, quarantined.get()));
     }
     CommitOutcome refused = validate(cache, txnId, seenIncarnation, reads, writes);
     if (refused != null) {

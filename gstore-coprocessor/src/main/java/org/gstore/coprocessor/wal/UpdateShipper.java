@@ -131,6 +131,10 @@ public final class UpdateShipper implements Closeable {
   private void awaitUntil(long deadline, GroupRef group, String what) throws IOException {
     long left = deadline - System.currentTimeMillis();
     if (left <= 0 || thread.isClosed()) {
+      java.util.Optional<String> quarantined = ledger.quarantineCause(group);
+      if (quarantined.isPresent()) {
+        throw new IOException(quarantinedMessage(group, quarantined.get()));
+      }
       throw new IOException("commits of group " + group.id() + " are not all " + what + " yet");
     }
     try {
@@ -139,6 +143,17 @@ public final class UpdateShipper implements Closeable {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted draining " + group.id());
     }
+  }
+
+  /**
+   * Why the group waits: a commit of it is quarantined ({@code because}: HBase's refusal), and what to do. Every
+   * caller held back by the quarantine says this.
+   */
+  public static String quarantinedMessage(GroupRef group, String because) {
+    return "a commit of group " + group.id() + " is quarantined: HBase refuses its writes for good (" + because
+        + "). The group takes no commit, release or region move until it lands; it is shipped again every "
+        + ShipmentLedger.QUARANTINE_RETRY_MILLIS / 1000 + " s. Fix the cause (a dropped column family, a space"
+        + " quota, a table's coprocessor removed); see docs/operations.md, \"Quarantined commits\"";
   }
 
   public boolean isClosed() {
@@ -157,43 +172,44 @@ public final class UpdateShipper implements Closeable {
     }
     List<Shipment> batch = new ArrayList<>(held.size());
     held.forEach(h -> batch.add(h.shipment()));
-    if (!shipUnlessRefused(batch)) {
+    if (shipUnlessRefused(batch) != null) {
       for (Shipment s : batch) {
-        if (!shipUnlessRefused(List.of(s))) {
-          ledger.refused(s);
+        IOException refusal = shipUnlessRefused(List.of(s));
+        if (refusal != null) {
+          ledger.refused(s, refusal.toString());
         }
       }
     }
   }
 
   /**
-   * Ships {@code batch}, retrying while the failures may pass. False if HBase refused it for good; true once
-   * shipped (or when the shipper closes: the WAL keeps what was not shipped).
+   * Ships {@code batch}, retrying while the failures may pass. Returns HBase's refusal if it refused the batch for
+   * good; null once shipped (or when the shipper closes: the WAL keeps what was not shipped).
    */
-  private boolean shipUnlessRefused(List<Shipment> batch) {
+  private IOException shipUnlessRefused(List<Shipment> batch) {
     long backoff = 50;
     while (!thread.isClosed()) {
       try {
         long sentAt = ledger.epoch();
         sink.apply(batch);
         ledger.shipped(batch, sentAt);
-        return true;
+        return null;
       } catch (IOException e) {
         if (CommitApplier.refusedForGood(e)) {
           LOG.warn("HBase refused {} G-Store commits for good ({}); shipping them one by one", batch.size(),
               e.toString());
-          return false;
+          return e;
         }
         LOG.warn("G-Store could not ship {} commits; retrying in {} ms", batch.size(), backoff, e);
         try {
           TimeUnit.MILLISECONDS.sleep(backoff);
         } catch (InterruptedException ie) {
-          return true;
+          return null;
         }
         backoff = Math.min(backoff * 2, 2_000);
       }
     }
-    return true;
+    return null;
   }
 
   @Override

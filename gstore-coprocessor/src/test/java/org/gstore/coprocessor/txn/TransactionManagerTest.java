@@ -76,6 +76,8 @@ class TransactionManagerTest {
   private final List<Long> shipped = new ArrayList<>();
   /** Why the member table cannot take G-Store writes now (null: it can), as the validator sees it. */
   private volatile String tableProblem;
+  /** A value whose commits HBase refuses for good (a dropped family, a space quota), or null. */
+  private volatile String refusedValue;
   /** Whether HBase refuses shipments (the shipper retries them). */
   private volatile boolean hbaseDown;
   /** What gstore:outcomes would hold: the outcome of every commit shipped. */
@@ -86,6 +88,11 @@ class TransactionManagerTest {
   private final UpdateShipper shipper = new UpdateShipper(batch -> {
     if (hbaseDown) {
       throw new IOException("planted: HBase is down");
+    }
+    String refused = refusedValue;
+    if (refused != null && batch.stream().anyMatch(s -> s.writes().stream().anyMatch(w -> w.getColumnsList().stream()
+        .anyMatch(c -> c.getValue().toStringUtf8().equals(refused))))) {
+      throw new org.apache.hadoop.hbase.DoNotRetryIOException("planted: HBase refuses " + refused + " for good");
     }
     synchronized (shipped) {
       batch.forEach(s -> shipped.add(s.commitTs()));
@@ -301,8 +308,11 @@ class TransactionManagerTest {
     assertThatThrownBy(() -> manager.commit(ID, "t0", first.incarnation(), 0, List.of(), List.of(write("0")), ADMIT))
         .as("answered within the endpoint wait, off the commit lock").isInstanceOf(RegionTooBusyException.class);
     hbaseDown = false;
-    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> recordedOutcomes.size() > GroupCache.OUTCOMES_REMEMBERED);
-    CommitOutcome retried = manager.commit(ID, "t0", first.incarnation(), 0, List.of(), List.of(write("0")), ADMIT);
+    AtomicReference<CommitOutcome> answer = new AtomicReference<>();
+    Awaitility.await().atMost(Duration.ofSeconds(20)).ignoreException(RegionTooBusyException.class) // as HBase's client
+        .until(() -> answer.compareAndSet(null, manager.commit(ID, "t0", first.incarnation(), 0, List.of(),
+            List.of(write("0")), ADMIT)));
+    CommitOutcome retried = answer.get();
     assertThat(retried.commitTs()).as("forgotten here, found once shipped").isEqualTo(first.commitTs());
     assertThat(appendCount()).isEqualTo(GroupCache.OUTCOMES_REMEMBERED + 1);
   }
@@ -344,6 +354,54 @@ class TransactionManagerTest {
         .as("and a second retry gets that outcome").isEqualTo(
             manager.read(ID, null, 0, List.of(ROW)).snapshot());
     assertThat(appendCount()).isEqualTo(3);
+  }
+
+  /**
+   * Issue 35, item 2: a commit HBase refuses for good is quarantined, and its group must not go on without it: a
+   * release would fence its retries out for good, a handover would load the group without it.
+   */
+  @Test
+  void aQuarantinedCommitHoldsItsGroupItsDeleteAndItsRegionUntilItLands() throws Exception {
+    refusedValue = "refused";
+    CommitOutcome first = blindCommit("t1", "refused");
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 1);
+    assertThatThrownBy(() -> blindCommit("t2", "2")).as("the group's commits wait for it")
+        .isInstanceOf(RegionTooBusyException.class).hasMessageContaining("quarantined")
+        .hasMessageContaining("planted: HBase refuses");
+
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
+      try {
+        handover.regionClosing(k -> true, () -> false);
+      } catch (InterruptedIOException e) {
+        throw new CompletionException(e);
+      }
+    });
+    Thread.sleep(500); // NOPMD: nothing to poll for; the close must still be waiting after a while
+    assertThat(closing).as("the leader region does not close without the commit in HBase").isNotDone();
+
+    refusedValue = null; // the operator lifts the cause
+    assertThat(shipper.ledger().retryQuarantined(Long.MAX_VALUE / 2)).isEqualTo(1);
+    closing.get(10, TimeUnit.SECONDS);
+    assertThat(shipper.ledger().quarantinedCount()).isZero();
+    synchronized (shipped) {
+      assertThat(shipped).contains(first.commitTs());
+    }
+  }
+
+  @Test
+  void aQuarantinedCommitHoldsTheReleaseOfItsDeletedGroup() throws Exception {
+    refusedValue = "refused";
+    CommitOutcome first = blindCommit("t1", "refused");
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 1);
+    clock.set(first.commitTs() + 1);
+    GroupHandover.Release release = handover.stopCommits(ID).orElseThrow();
+    assertThatThrownBy(release::awaitDurable).as("a delete, a lapsed lease's included, keeps the rows")
+        .isInstanceOf(IOException.class).hasMessageContaining("quarantined");
+
+    refusedValue = null;
+    shipper.ledger().retryQuarantined(Long.MAX_VALUE / 2);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(release::awaitDurable);
+    assertThat(shipper.ledger().walNeededAbove(0)).as("landed: the WAL is truncated again").isEqualTo(1);
   }
 
   @Test

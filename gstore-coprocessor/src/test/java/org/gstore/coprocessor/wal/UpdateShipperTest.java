@@ -104,16 +104,19 @@ class UpdateShipperTest {
       shipper.ship(commit("a", 0));
       shipper.ship(commit("bad", 1));
       shipper.ship(commit("b", 2));
-      shipper.drain(GROUP, 10_000); // returns: the quarantined commit is not waited for
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 1);
+      assertThatThrownBy(() -> shipper.drain(GROUP, 200)).as("the group is held until its commit lands")
+          .hasMessageContaining("quarantined");
       assertThat(applied).containsExactly("a(sync)", "b(sync)");
       assertThat(recordedOutcomes).as("refused or not, each committed: a retry must learn so at any leader")
           .hasSize(3).allMatch(row -> row.contains("t0") || row.contains("t1") || row.contains("t2"));
       assertThat(shipper.ledger().quarantinedCount()).isEqualTo(1);
-      assertThat(shipper.ledger().pendingCount()).isZero();
+      assertThat(shipper.ledger().pendingCount()).as("still held").isEqualTo(1);
       assertThat(shipper.ledger().walNeededAbove(0)).as("the WAL keeps the quarantined record").isEqualTo(0);
       shipper.ship(commit("c", 3));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().pendingCount() == 0);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> applied.size() == 3);
       assertThat(applied).containsExactly("a(sync)", "b(sync)", "c(sync)");
+      assertThat(shipper.ledger().pendingCount()).isEqualTo(1);
       assertThat(shipper.ledger().walNeededAbove(0)).isEqualTo(0);
     } finally {
       shipper.close();
@@ -128,8 +131,9 @@ class UpdateShipperTest {
       shipper.ship(commit("bad", 0));
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 1);
       assertThat(shipper.ledger().retryQuarantined(0)).as("still refused: quarantined again").isEqualTo(1);
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 1
-          && shipper.ledger().pendingCount() == 0);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().refusals() == 2);
+      assertThat(shipper.ledger().quarantinedCount()).isEqualTo(1);
+      assertThat(shipper.ledger().pendingCount()).as("held while quarantined").isEqualTo(1);
       assertThat(shipper.ledger().retryQuarantined(1)).as("not before the retry interval").isZero();
       poisoned = "none"; // the operator fixed the cause (a family added back)
       assertThat(shipper.ledger().retryQuarantined(ShipmentLedger.QUARANTINE_RETRY_MILLIS)).isEqualTo(1);

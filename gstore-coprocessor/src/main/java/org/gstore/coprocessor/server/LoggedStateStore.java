@@ -47,6 +47,9 @@ final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
   private final StateCheckpointer checkpointer;
   /** Where each record not yet checkpointed lies in the WAL, by sequence. */
   private final ConcurrentSkipListMap<Long, WalPosition> positions = new ConcurrentSkipListMap<>();
+  /** The newest checkpoint mark durable in the WAL, and its sequence: held there ({@link #markDurable}). */
+  private WalPosition heldMark;
+  private long heldMarkSequence;
 
   /** @param checkpointDelayMillis see {@link StateCheckpointer} (tests) */
   LoggedStateStore(String name, SharedWal wal, ShipmentLedger ledger, VersionClock clock,
@@ -120,7 +123,9 @@ final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
   /**
    * Every record up to {@code sequence} is in the tables: the WAL need not keep them, and a mark saying so is
    * logged (not waited for), so that a replay does not write them again. A mark that is lost only makes a replay
-   * write more, harmlessly while the rows' delete markers are kept.
+   * write more, harmlessly while the rows' delete markers are kept; but the newest mark is held
+   * ({@link #markDurable}), since records and marks go round the streams and an older record pinned in another
+   * stream can outlive any number of them.
    */
   private void checkpointed(long sequence) {
     Map<Long, WalPosition> done = positions.headMap(sequence, true);
@@ -128,10 +133,29 @@ final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
     done.clear();
     try {
       wal.appendProtocol(sequence, ProtocolRecordCodec.encodeCheckpointed(sequence))
-          .thenAccept(ledger::logged);
+          .thenAccept(position -> markDurable(sequence, position));
     } catch (RuntimeException e) {
       LOG.debug("G-Store could not log a checkpoint mark; a replay writes those records again", e);
     }
+  }
+
+  /**
+   * The WAL keeps the newest durable checkpoint mark until a newer one is durable. A replay takes the newest mark
+   * it finds: had that mark's file gone while a record it covers stayed in a stream pinned by something else (an
+   * unpersisted commit), an older mark would win and checkpointed records would be written again, reviving a row
+   * whose release tombstone was compacted away since.
+   */
+  private synchronized void markDurable(long sequence, WalPosition position) {
+    if (sequence <= heldMarkSequence) { // marks complete in any order across streams
+      ledger.logged(position);
+      return;
+    }
+    ledger.hold(position);
+    if (heldMark != null) {
+      ledger.release(heldMark);
+    }
+    heldMark = position;
+    heldMarkSequence = sequence;
   }
 
   /** Records in the WAL not yet in the tables. */

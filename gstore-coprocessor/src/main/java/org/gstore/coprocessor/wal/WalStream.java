@@ -10,6 +10,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.gstore.common.wal.WalFormat;
 import org.gstore.coprocessor.concurrent.BatchingThread;
+import org.gstore.recovery.hbase.WalFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,8 +35,11 @@ public final class WalStream implements Closeable {
 
   private record Pending(byte[] frame, CompletableFuture<Long> done) {}
 
-  /** A file no longer written: the last sequence number in it (-1 if none), and when it was closed. */
-  private record ClosedFile(Path path, long lastSeq, long closedAt) {}
+  /**
+   * A file no longer written: the last sequence number in it (-1 if none), when it was closed, and its seal (null
+   * if it was closed after a sync).
+   */
+  private record ClosedFile(Path path, long lastSeq, long closedAt, Path seal) {}
 
   private final FileSystem fs;
   private final Path dir;
@@ -49,6 +53,10 @@ public final class WalStream implements Closeable {
   private FSDataOutputStream out;
   private long fileSeq;
   private long fileBytes;
+  /** Bytes of the file being written that a sync made durable: where its records end, whatever a failure left. */
+  private long durableBytes;
+  /** The seal of the file being written, once a write to it failed ({@link #seal}). */
+  private Path seal;
   private long nextSeq;
   private final java.util.ArrayDeque<ClosedFile> closedFiles = new java.util.ArrayDeque<>();
   private volatile boolean closed;
@@ -124,6 +132,7 @@ public final class WalStream implements Closeable {
         } else {
           out.hflush();
         }
+        durableBytes = fileBytes;
         metrics.synced(batch.size(), System.nanoTime() - start);
         for (Pending p : batch) {
           p.done.complete(nextSeq++);
@@ -163,6 +172,7 @@ public final class WalStream implements Closeable {
       return new IOException("the G-Store WAL is closed", cause);
     }
     try {
+      seal();
       roll();
       return null;
     } catch (IOException rollFailure) {
@@ -189,6 +199,21 @@ public final class WalStream implements Closeable {
     }
   }
 
+  /**
+   * Marks the file being written as holding exactly its durable bytes ({@link WalFiles#seal}): a failed write may
+   * have left part of a record after them, and a reader must tell that, harmless (the record is written again in
+   * the next file), from a torn record in a closed file, which is corruption.
+   */
+  private void seal() throws IOException {
+    if (seal != null || !fs.exists(file(fileSeq))) {
+      return;
+    }
+    Path mark = WalFiles.seal(file(fileSeq), durableBytes);
+    fs.createNonRecursive(mark, true, 4096, fs.getDefaultReplication(dir), fs.getDefaultBlockSize(dir), null)
+        .close();
+    seal = mark;
+  }
+
   private synchronized void roll() throws IOException {
     if (out != null) {
       try {
@@ -196,8 +221,10 @@ public final class WalStream implements Closeable {
       } catch (IOException e) {
         LOG.warn("closing G-Store WAL file {} failed", file(fileSeq), e);
       }
-      closedFiles.add(new ClosedFile(file(fileSeq), nextSeq - 1, System.currentTimeMillis()));
+      closedFiles.add(new ClosedFile(file(fileSeq), nextSeq - 1, System.currentTimeMillis(), seal));
     }
+    seal = null;
+    durableBytes = 0;
     fileSeq++;
     // never recreates the directory: a recovery renames a dead server's directory to fence it, and a zombie of
     // that server must not start a new file (and acknowledge commits in it) behind the recovery's back
@@ -216,7 +243,11 @@ public final class WalStream implements Closeable {
     long now = System.currentTimeMillis();
     while (!closedFiles.isEmpty() && closedFiles.peekFirst().lastSeq() <= neededAbove
         && now - closedFiles.peekFirst().closedAt() >= retainMillis) {
-      fs.delete(closedFiles.pollFirst().path(), false);
+      ClosedFile gone = closedFiles.pollFirst();
+      fs.delete(gone.path(), false);
+      if (gone.seal() != null) {
+        fs.delete(gone.seal(), false);
+      }
       deleted++;
     }
     return deleted;

@@ -96,4 +96,46 @@ class SharedWalTest {
       wal.abandon();
     }
   }
+
+  /** A write that failed seals its file at what was durable; the files then read back whole, nothing corrupt. */
+  @Test
+  void aFailedWriteSealsItsFileAndTheLogReadsBackWhole() throws Exception {
+    Configuration conf = new Configuration();
+    NeverFlushes fs = new NeverFlushes(FileSystem.getLocal(conf));
+    fs.setConf(conf);
+    Path root = new Path(Files.createTempDirectory("shared-wal").toUri());
+    SharedWal wal = new SharedWal(fs, root, 1, 1 << 20, false, 60_000, new WalMetrics(MetricRegistries.global()
+        .create(new MetricRegistryInfo("SharedWalTest2", "test", "test", "test", false))), stopped -> { });
+    try {
+      wal.append(GROUP, record(1)).get(10, TimeUnit.SECONDS);
+      fs.failing = true;
+      java.util.concurrent.CompletableFuture<org.gstore.recovery.WalPosition> second = wal.append(GROUP, record(2));
+      Thread.sleep(300); // NOPMD: a few failed attempts
+      fs.failing = false;
+      assertThat(second.get(10, TimeUnit.SECONDS).seq()).isEqualTo(1);
+      wal.append(GROUP, record(3)).get(10, TimeUnit.SECONDS);
+      wal.close(); // the local file system shows an open file's bytes only once it is closed
+
+      FileSystem raw = FileSystem.getLocal(conf).getRaw(); // reads what open files hold (no checksum files)
+      List<Path> files = org.gstore.recovery.hbase.WalFiles.files(raw, root);
+      assertThat(files).hasSizeGreaterThan(1);
+      assertThat(raw.listStatus(files.get(0).getParent())).as("the failed file's seal")
+          .anyMatch(f -> f.getPath().getName().startsWith(files.get(0).getName() + ".sealed-"));
+      List<Long> read = new java.util.ArrayList<>();
+      for (Path f : files) {
+        for (var r : org.gstore.recovery.hbase.WalFiles.readForReplay(raw, f)) {
+          read.add(r.getCommitTs());
+        }
+      }
+      assertThat(read).as("record 2 once, from the file it was written again in, whatever the failed files hold"
+          + " past their seals").containsExactly(1L, 2L, 3L);
+    } finally {
+      wal.abandon();
+    }
+  }
+
+  private static byte[] record(long commitTs) {
+    return org.gstore.common.wire.generated.GStoreProtos.WalRecordProto.newBuilder().setCommitTs(commitTs)
+        .setTxnId("t" + commitTs).build().toByteArray();
+  }
 }

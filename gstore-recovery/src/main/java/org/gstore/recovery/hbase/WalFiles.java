@@ -23,6 +23,8 @@ public final class WalFiles {
    * replayed ({@link WalRecovery#replayProtocolState}); other logs never hold them back.
    */
   public static final String PROTOCOL_LOGGED = "protocol-logged";
+  /** What a {@link #seal} adds to its file's name. */
+  private static final String SEALED = ".sealed-";
 
   private WalFiles() {}
 
@@ -34,14 +36,83 @@ public final class WalFiles {
     }
   }
 
+  /**
+   * The records of {@code file}, read as far as they may be trusted. Only the last file of its stream may end
+   * inside a record (a crash cut it short); a file its writer sealed after a failed write ({@link #seal}) is read
+   * exactly to its seal (what follows was written again in the next file). Any other file was rolled or closed
+   * after a sync, so it ends exactly after a record: one that ends inside a record is corrupt (a length field
+   * pointing past its end, say), and the records behind that place are not dropped silently.
+   */
   public static Contents read(FileSystem fs, Path file) throws IOException {
+    long sealedAt = -1;
+    boolean lastOfStream = true;
+    for (FileStatus s : fs.listStatus(file.getParent())) {
+      String name = s.getPath().getName();
+      if (name.startsWith(file.getName() + SEALED)) {
+        sealedAt = Long.parseLong(name.substring(file.getName().length() + SEALED.length()));
+      } else if (name.endsWith(".wal") && name.compareTo(file.getName()) > 0) {
+        lastOfStream = false;
+      }
+    }
     List<WalRecordProto> records = new ArrayList<>();
     try (InputStream in = fs.open(file)) {
-      WalFormat.Reader reader = new WalFormat.Reader(in);
+      WalFormat.Reader reader = new WalFormat.Reader(sealedAt < 0 ? in : new BoundedInputStream(in, sealedAt));
       for (byte[] payload = reader.next(); payload != null; payload = reader.next()) {
         records.add(WalRecordProto.parseFrom(payload));
       }
-      return new Contents(records, reader.offset(), reader.stop(), reader.stoppedBecause());
+      WalFormat.Stop stop = reader.stop();
+      String because = reader.stoppedBecause();
+      if (sealedAt >= 0 && reader.offset() != sealedAt) {
+        stop = WalFormat.Stop.CORRUPT;
+        because = "sealed at " + sealedAt + " bytes after a failed write, but its records end at " + reader.offset()
+            + " (" + because + ")";
+      } else if (stop == WalFormat.Stop.TORN_TAIL && !lastOfStream) {
+        stop = WalFormat.Stop.CORRUPT;
+        because = because + ", though later files follow it: it was closed after a sync, so this is corruption";
+      }
+      return new Contents(records, reader.offset(), stop, because);
+    }
+  }
+
+  /**
+   * The mark that {@code file} holds exactly {@code bytes} of records: written by its stream when a write to it
+   * failed, before the stream writes that write's records again in a new file. Not a WAL file itself.
+   */
+  public static Path seal(Path file, long bytes) {
+    return new Path(file.getParent(), file.getName() + SEALED + bytes);
+  }
+
+  /** A stream that ends after {@code limit} bytes. */
+  private static final class BoundedInputStream extends java.io.FilterInputStream {
+    private long left;
+
+    BoundedInputStream(InputStream in, long limit) {
+      super(in);
+      this.left = limit;
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (left <= 0) {
+        return -1;
+      }
+      int b = super.read();
+      if (b >= 0) {
+        left--;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (left <= 0) {
+        return -1;
+      }
+      int n = super.read(b, off, (int) Math.min(len, left));
+      if (n > 0) {
+        left -= n;
+      }
+      return n;
     }
   }
 

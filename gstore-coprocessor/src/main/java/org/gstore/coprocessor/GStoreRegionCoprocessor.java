@@ -16,7 +16,6 @@ import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
@@ -32,7 +31,6 @@ import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.util.Pair;
 import org.gstore.common.RowGroupedException;
-import org.gstore.common.protocol.GroupRef;
 import org.gstore.coprocessor.endpoint.Authorizer;
 import org.gstore.coprocessor.endpoint.Endpoints;
 import org.gstore.coprocessor.server.GStoreServer;
@@ -218,11 +216,9 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
     if (server == null) {
       return;
     }
-    RegionInfo info = env.getRegionInfo();
-    GroupRef owner = server.writeFence().anyOwnerIn(info);
-    if (owner != null) {
-      throw new RowGroupedException("bulk load into " + info.getRegionNameAsString() + " refused: rows of this"
-          + " region belong to G-Store groups (" + owner.id() + " among them); delete them first");
+    IOException refusal = server.writeFence().bulkLoadRefusal(env.getRegionInfo());
+    if (refusal != null) {
+      throw refusal;
     }
   }
 

@@ -186,7 +186,8 @@ public final class GStoreServer implements GroupService, Closeable {
     this.alertThread = new HeartbeatThread(watch::check, config.recoveryHeartbeatMillis(), threads("alerts"));
     this.deletes = new GroupDeletes(self, handover, releaseGate, runtime, outbox, writer::halted,
         threads("release"));
-    this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, deletes::delete, metrics,
+    this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, wal::checkNotFenced, deletes::delete,
+        metrics,
         System::currentTimeMillis, threads("leases"));
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
     gauges.stats = runtime::stats;

@@ -92,6 +92,7 @@ public final class GroupLeases implements Closeable {
   private final LiveGroups groups;
   private final Predicate<Key> leadsHere;
   private final Store store;
+  private final StepWriter.ServerFence fence;
   private final Deleter deleter;
   private final GStoreMetrics metrics;
   private final LongSupplier clock;
@@ -113,11 +114,16 @@ public final class GroupLeases implements Closeable {
   /** Starts deletes: one may wait for its group's commits to be shipped, which must not hold the checks up. */
   private final ExecutorService deletions;
 
-  public GroupLeases(LiveGroups groups, Predicate<Key> leadsHere, Store store, Deleter deleter,
-      GStoreMetrics metrics, LongSupplier clock, ThreadFactory threads) {
+  /**
+   * @param fence checked after every lease write and before its answer: a zombie of this server (declared dead,
+   *     its WAL fenced) must not answer {@code RENEWED} for a write the group's next leader may not have read
+   */
+  public GroupLeases(LiveGroups groups, Predicate<Key> leadsHere, Store store, StepWriter.ServerFence fence,
+      Deleter deleter, GStoreMetrics metrics, LongSupplier clock, ThreadFactory threads) {
     this.groups = groups;
     this.leadsHere = leadsHere;
     this.store = store;
+    this.fence = fence;
     this.deleter = deleter;
     this.metrics = metrics;
     this.clock = clock;
@@ -136,6 +142,8 @@ public final class GroupLeases implements Closeable {
   /**
    * Renews the leases of {@code ids} for {@code holder}: each that this server leads, is alive and has a lease
    * expires a lease from now, durably before this returns.
+   *
+   * @throws org.gstore.coprocessor.wal.WalFencedException if a recovery fenced this server (answers nothing)
    */
   public List<Answer> renew(List<GroupId> ids, String holder) throws IOException {
     // led here before the engine is asked: a region becomes ready and loads its groups in one engine step, so a
@@ -161,6 +169,7 @@ public final class GroupLeases implements Closeable {
     }
     if (!renewed.isEmpty()) {
       store.write(renewed);
+      fence.check(); // as StepWriter after a state write: the next leader reads it only after a recovery's rename
       for (Lease lease : renewed) {
         GroupId id = lease.group().id();
         leases.merge(id, lease, GroupLeases::later);

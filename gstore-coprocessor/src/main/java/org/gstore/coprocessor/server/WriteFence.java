@@ -56,8 +56,18 @@ public final class WriteFence {
     return RowGroupedException.of(key.toString(), owner.id().toString());
   }
 
-  /** A group owning a row of the region, or null if none does (a bulk load may go ahead). */
-  public GroupRef anyOwnerIn(RegionInfo info) {
-    return hosted.anyOwnerIn(info);
+  /**
+   * Why a bulk load into {@code info} must not happen, or null if it may: a group owns a row of the region, or the
+   * region has not loaded its rows' group state yet (it cannot tell whether one does).
+   */
+  public IOException bulkLoadRefusal(RegionInfo info) {
+    if (!hosted.isWritable(info)) {
+      return new RegionTooBusyException("G-Store is loading the group state of " + info.getRegionNameAsString()
+          + "; retry the bulk load");
+    }
+    GroupRef owner = hosted.anyOwnerIn(info);
+    return owner == null ? null : new RowGroupedException("bulk load into " + info.getRegionNameAsString()
+        + " refused: rows of this region belong to G-Store groups (" + owner.id() + " among them); delete them"
+        + " first");
   }
 }

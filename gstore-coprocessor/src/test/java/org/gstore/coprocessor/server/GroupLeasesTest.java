@@ -53,6 +53,8 @@ class GroupLeasesTest {
   /** Whether the leased group's leader row moves away while its lease is written. */
   private final AtomicBoolean moveOnWrite = new AtomicBoolean();
   private final AtomicBoolean moved = new AtomicBoolean();
+  /** Whether a recovery has fenced this server (it was declared dead, and is a zombie now). */
+  private final AtomicBoolean fenced = new AtomicBoolean();
   private final List<ClientRequest.Delete> deletes = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final CompletableFuture<Reply> deleted = new CompletableFuture<>();
   private final GroupLeases.Store store = new GroupLeases.Store() {
@@ -86,11 +88,24 @@ class GroupLeasesTest {
 
   private GroupLeases leader() {
     return new GroupLeases(() -> Map.copyOf(live),
-        k -> !k.equals(ELSEWHERE.leader()) && !(moved.get() && k.equals(LEASED.leader())), store, d -> {
+        k -> !k.equals(ELSEWHERE.leader()) && !(moved.get() && k.equals(LEASED.leader())), store, () -> {
+          if (fenced.get()) {
+            throw new org.gstore.coprocessor.wal.WalFencedException("planted: a recovery renamed this server's WAL");
+          }
+        }, d -> {
       deletes.add(d);
       return deleted;
     }, new GStoreMetrics(MetricRegistries.global().create(new MetricRegistryInfo("lease-test", "t", "t", "t",
         false))), clock::get, Thread::new);
+  }
+
+  /** Issue 35, item 7: a zombie leader answered RENEWED for a lease write the group's next leader may not read. */
+  @Test
+  void aFencedLeaderRenewsNothing() throws Exception {
+    GroupLeases leases = leader();
+    fenced.set(true);
+    assertThatThrownBy(() -> leases.renew(List.of(LEASED), HOLDER))
+        .isInstanceOf(org.gstore.coprocessor.wal.WalFencedException.class);
   }
 
   @Test

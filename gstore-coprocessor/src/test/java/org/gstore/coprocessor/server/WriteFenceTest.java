@@ -59,6 +59,17 @@ class WriteFenceTest {
     }
   }
 
+  /** Issue 35, item 7: a bulk load went ahead into a region that had not loaded its group state yet. */
+  @Test
+  void aBulkLoadWaitsForTheRegionsGroupStateAndIsRefusedIntoGroupedRows() {
+    RegionInfo loading = RegionInfoBuilder.newBuilder(TableName.valueOf("loading")).build();
+    hosted.phases().opened(loading.getEncodedName());
+    assertThat(fence.bulkLoadRefusal(loading)).isInstanceOf(org.apache.hadoop.hbase.RegionTooBusyException.class);
+    hosted.phases().fenced(loading.getEncodedName());
+    assertThat(fence.bulkLoadRefusal(loading)).as("loaded, no grouped row").isNull();
+    assertThat(RowGroupedException.is(fence.bulkLoadRefusal(REGION))).isTrue();
+  }
+
   private static Put signed(byte[] token) {
     Put put = new Put(ROW.row());
     put.setAttribute(OwnerToken.ATTRIBUTE, token);

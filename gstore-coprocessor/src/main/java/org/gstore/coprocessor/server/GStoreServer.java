@@ -387,11 +387,14 @@ public final class GStoreServer implements GroupService, Closeable {
     boolean persisted = !aborting && checkpointed && shipper.ledger().pendingCount() == 0
         && shipper.ledger().quarantinedCount() == 0;
     instanceLog.close(crashed, persisted, shipper.ledger().pendingCount());
-    if (!crashed && !aborting && heartbeatThread.awaitStopped()) {
-      instanceLog.unregister();
-    }
+    boolean unregister = !crashed && !aborting;
+    heartbeatThread.afterStopped(() -> { // the unregistering needs the ZooKeeper session: it closes after
+      if (unregister) {
+        instanceLog.unregister();
+      }
+      peers.close();
+    });
     transport.close();
-    peers.close();
     hbase.close();
     waiters.failAll(new IOException("G-Store on " + serverName + " is shutting down"));
   }

@@ -19,6 +19,22 @@ public final class LogId {
     return server + SEPARATOR + instance;
   }
 
+  /**
+   * The instance for a new log of {@code server} started at {@code now}: above every instance in {@code earlier}
+   * (its WAL directories, and the instant it last published as stopped), whatever the wall clock did. A clock that
+   * stepped back below the published stop instant would otherwise name a live log that other servers take for an
+   * earlier instance's, and fence it.
+   */
+  public static long nextInstance(String server, long now, Iterable<String> earlier) {
+    long next = now;
+    for (String log : earlier) {
+      if (serverOf(log).equals(server)) {
+        next = Math.max(next, instanceOf(log) + 1);
+      }
+    }
+    return next;
+  }
+
   /** The instance of a log: when its G-Store started, in milliseconds; -1 for a log named by its server alone. */
   public static long instanceOf(String log) {
     int at = log.lastIndexOf(SEPARATOR);

@@ -1,8 +1,8 @@
 package org.gstore.coprocessor.server;
 
 import java.io.IOException;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -35,7 +35,7 @@ final class InstanceLog {
       RecoveryZnodes znodes, Consumer<WalStoppedException> onStopped) throws IOException {
     this.server = server;
     this.znodes = znodes;
-    this.log = newLog(fs, walRoot, server);
+    this.log = newLog(fs, walRoot, server, znodes.flushed().get(server));
     this.wal = new SharedWal(fs, new Path(walRoot, log), config.walStreams(), config.walRollBytes(),
         config.walHsync(), config.walFailureStopMillis(), metrics, onStopped);
     if (config.protocolLogged()) { // before any protocol record: a recovery replays its protocol state first
@@ -46,21 +46,23 @@ final class InstanceLog {
   /**
    * A new {@link LogId} for this instance of G-Store on {@code server}: an earlier instance (G-Store stopped here
    * and started again) keeps its own, its directory is recovered like a dead server's, and claims made for its
-   * shipments never cover this one's.
+   * shipments never cover this one's. Above every earlier instance and the instant the server last published as
+   * stopped ({@code published}), even after the clock stepped back ({@link LogId#nextInstance}).
    */
-  private static String newLog(FileSystem fs, Path walRoot, String server) throws IOException {
-    Set<String> taken = new HashSet<>();
+  private static String newLog(FileSystem fs, Path walRoot, String server, ClaimStore.Flushed published)
+      throws IOException {
+    List<String> earlier = new ArrayList<>();
     if (fs.exists(walRoot)) {
       for (FileStatus dir : fs.listStatus(walRoot)) {
-        taken.add(dir.getPath().getName());
+        String name = dir.getPath().getName();
+        int suffix = name.indexOf('.', name.lastIndexOf('#') + 1); // <log>.recovering, <log>.recovered-<time>
+        earlier.add(suffix < 0 ? name : name.substring(0, suffix));
       }
     }
-    for (long instance = System.currentTimeMillis(); ; instance++) { // never an id an earlier instance had
-      String id = LogId.of(server, instance);
-      if (taken.stream().noneMatch(name -> name.equals(id) || name.startsWith(id + "."))) {
-        return id;
-      }
+    if (published != null) {
+      earlier.add(published.log());
     }
+    return LogId.of(server, LogId.nextInstance(server, System.currentTimeMillis(), earlier));
   }
 
   /** This instance's {@link LogId}: its WAL directory under {@code gstore.wal.dir}, and its thresholds' name. */
@@ -112,7 +114,8 @@ final class InstanceLog {
     try {
       znodes.unregister(server);
       // no instance runs here now: any server may recover the logs of instances before this instant
-      znodes.publishFlushed(server, new ClaimStore.Flushed(LogId.of(server, System.currentTimeMillis()), -1));
+      long stoppedAt = Math.max(System.currentTimeMillis(), LogId.instanceOf(log) + 1); // after this instance's own
+      znodes.publishFlushed(server, new ClaimStore.Flushed(LogId.of(server, stoppedAt), -1));
     } catch (IOException | RuntimeException e) {
       LOG.warn("G-Store could not withdraw the persistence claims of {}; leaders hold their commits until it"
           + " claims again or dies", server, e);

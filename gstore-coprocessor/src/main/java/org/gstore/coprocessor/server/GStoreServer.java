@@ -184,7 +184,7 @@ public final class GStoreServer implements GroupService, Closeable {
         recoveryZnodes, System::currentTimeMillis, regions::longestReplayWaitMillis);
     this.heartbeatThread = new HeartbeatThread(watch::beat, config.recoveryHeartbeatMillis(), threads("persistence"));
     this.alertThread = new HeartbeatThread(watch::check, config.recoveryHeartbeatMillis(), threads("alerts"));
-    this.deletes = new GroupDeletes(self, handover, releaseGate, runtime, outbox, writer::halted,
+    this.deletes = new GroupDeletes(self, handover, releaseGate, runtime, outbox, writer::letOut,
         threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, wal::checkNotFenced, deletes::delete,
         metrics,

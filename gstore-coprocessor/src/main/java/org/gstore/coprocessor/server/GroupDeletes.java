@@ -33,12 +33,17 @@ final class GroupDeletes implements Closeable {
   private final DatagramOutbox outbox;
   /** Retries the deletes whose commits did not reach HBase within the endpoint wait. */
   private final ScheduledExecutorService retries;
-  /** Whether this server lets nothing out any more ({@link StepWriter#halted}): held releases then stay held. */
-  private final java.util.function.BooleanSupplier halted;
+  /** Lets effects out unless this server lets nothing out any more ({@link StepWriter#letOut}). */
+  interface Exit {
+    boolean letOut(Runnable effects);
+  }
+
+  /** Where held releases leave: not at all once the server's writer is halted. */
+  private final Exit exit;
 
   GroupDeletes(NodeId self, GroupHandover handover, ReleaseGate releaseGate, ProtocolRuntime runtime,
-      DatagramOutbox outbox, java.util.function.BooleanSupplier halted, ThreadFactory threads) {
-    this.halted = halted;
+      DatagramOutbox outbox, Exit exit, ThreadFactory threads) {
+    this.exit = exit;
     this.self = self;
     this.handover = handover;
     this.releaseGate = releaseGate;
@@ -60,11 +65,10 @@ final class GroupDeletes implements Closeable {
   private void finish(GroupHandover.Release release) {
     try {
       release.awaitDurable();
-      if (halted.getAsBoolean()) { // a zombie's word may be stale: the leader region's next host sends them
+      // under the writer's halt lock: a zombie's word may be stale, and the leader region's next host sends them
+      if (!exit.letOut(() -> releaseGate.open(release.group(), self).forEach(outbox::send))) {
         LOG.info("G-Store on a halted server keeps the releases of {} to the leader's next host", release.group());
-        return;
       }
-      releaseGate.open(release.group(), self).forEach(outbox::send);
       return;
     } catch (IOException e) {
       LOG.warn("G-Store holds the releases of deleted group {} until its commits are in HBase ({}); retrying",

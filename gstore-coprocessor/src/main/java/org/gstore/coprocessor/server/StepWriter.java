@@ -170,6 +170,20 @@ public final class StepWriter implements Closeable {
     thread.interruptBatch();
   }
 
+  /**
+   * Runs {@code effects} (sending what the server decided earlier: a deleted group's held releases) unless this
+   * writer is halted, under {@link #halt}'s lock, so that once a halt returns none leaves. Returns whether they ran.
+   */
+  boolean letOut(Runnable effects) {
+    synchronized (releasing) {
+      if (halted != null) {
+        return false;
+      }
+      effects.run();
+      return true;
+    }
+  }
+
   /** Whether nothing is written or let out any more ({@link #halt}, or this server was found fenced). */
   boolean halted() {
     return halted != null;

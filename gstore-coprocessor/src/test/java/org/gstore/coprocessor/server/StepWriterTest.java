@@ -249,6 +249,32 @@ class StepWriterTest {
     assertThat(answered).as("nothing of the write in hand leaves").isEmpty();
     assertThat(writer.halted()).isTrue();
     assertThat(stopped).as("a halt is not a fence").isEmpty();
+    assertThat(writer.letOut(() -> answered.add("held release"))).isFalse();
+    assertThat(answered).as("a deleted group's held releases stay held").isEmpty();
+  }
+
+  /** Issue 35, item 7: held releases left after a check of the halt, outside its lock: a halt could come between. */
+  @Test
+  void effectsLetOutRunUnderTheHaltLockSoAHaltWaitsForThem() throws Exception {
+    java.util.concurrent.CountDownLatch sending = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch sent = new java.util.concurrent.CountDownLatch(1);
+    Thread releaser = new Thread(() -> writer.letOut(() -> {
+      sending.countDown();
+      try {
+        sent.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }));
+    releaser.start();
+    sending.await();
+    java.util.concurrent.CompletableFuture<Void> halting =
+        java.util.concurrent.CompletableFuture.runAsync(() -> writer.halt("planted"));
+    Thread.sleep(200); // NOPMD: nothing to poll; the halt must still wait for the effects in progress
+    assertThat(halting).as("a halt returns only once nothing more can leave").isNotDone();
+    sent.countDown();
+    halting.get(10, TimeUnit.SECONDS);
+    releaser.join();
   }
 
   @Test

@@ -46,6 +46,7 @@ import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.recovery.hbase.WalFiles;
 import org.gstore.coprocessor.wal.WalMetrics;
 import org.gstore.testing.junit.WithMiniCluster;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -59,6 +60,12 @@ import org.junit.jupiter.api.Timeout;
 class WalRecoveryIT {
   private static final GroupRef ZOMBIES_GROUP = group("zombies-group");
   private static final GroupRef DEAD_SERVERS_GROUP = group("dead-servers-group");
+
+  /** G-Store's tables, which the master creates as it starts: this class may run first in its JVM. */
+  @BeforeEach
+  void tablesExist(GStoreMiniCluster cluster) throws IOException {
+    org.gstore.coprocessor.server.StateTables.ensureExist(cluster.getConnection());
+  }
 
   @Test
   void aRecoveryFencesADeadServersWalSoItsZombieAcknowledgesNothingMore(GStoreMiniCluster cluster)
@@ -221,6 +228,85 @@ class WalRecoveryIT {
         if (!admin.isTableEnabled(disabled)) {
           admin.enableTable(disabled);
         }
+      }
+    }
+  }
+
+  /**
+   * Issue 35, item 4: one stuck log held every region opening on the server in turn. Its commits' replay held a
+   * synchronized pass for the attempt time (a minute by default), and its protocol state's replay kept no memo of
+   * failures and wrote with no bound while holding the log's lock: regions whose rows it does not concern waited a
+   * minute each, one after another. Now each waits for a log at most two seconds, then reads from the fenced log
+   * whether it must wait.
+   */
+  @Test
+  void regionsWhoseRowsAStuckLogDoesNotConcernServeWithinSecondsWhileItsReplayHangs(GStoreMiniCluster cluster)
+      throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Path root = GStoreConfig.walRoot(conf);
+    TableName disabled = TableName.valueOf("replay_hangs");
+    cluster.createTable(disabled, new byte[][] {Bytes.toBytes("a")}, null).close();
+    GroupRef stuck = new GroupRef(new GroupId("hangs", Key.of("t", "hangs-leader")), new Uid(new NodeId("h"), 1));
+    Key stuckRow = Key.of("t", "hangs-row");
+    String stuckServer = "hangs.example.com,16020,7";
+    java.util.concurrent.CountDownLatch stateTablesAnswer = new java.util.concurrent.CountDownLatch(1);
+    try (FileSystem deadFs = FileSystem.newInstance(root.toUri(), conf);
+        FileSystem recoveryFs = FileSystem.newInstance(root.toUri(), conf);
+        Admin admin = cluster.getConnection().getAdmin()) {
+      recoveryFs.create(new Path(new Path(root, stuckServer), WalFiles.PROTOCOL_LOGGED), false).close();
+      SharedWal stuckWal = openWal(deadFs, root, stuckServer);
+      List<org.gstore.common.protocol.log.LoggedChange> owner = new org.gstore.common.protocol.log.VersionClock()
+          .stamp(List.of(new org.gstore.common.protocol.StateChange.RemoveOwner(stuckRow)), System.currentTimeMillis());
+      stuckWal.appendProtocol(1, org.gstore.common.wire.ProtocolRecordCodec.encode(
+          new org.gstore.common.protocol.log.ProtocolRecord(1, owner))).get(30, TimeUnit.SECONDS);
+      stuckWal.append(stuck, record(stuck, "into-a-disabled-table-2", disabled)).get(30, TimeUnit.SECONDS);
+      stuckWal.close();
+      admin.disableTable(disabled);
+      ZooKeeper zk = TestZooKeeper.session(conf);
+      try {
+        // the state tables hang (a region in transition) and the commits' table is disabled: attempts of 30 s
+        String parent = cluster.getTestingUtility().getZooKeeperWatcher().getZNodePaths().baseZNode;
+        WalRecovery recovery = new WalRecovery(recoveryFs, root, "opener.example.com,16020,3",
+            new RecoveryZnodes(() -> zk, parent, ZooDefs.Ids.OPEN_ACL_UNSAFE),
+            new CommitApplier(cluster.getConnection(), new OwnerToken(cluster.clusterSecret()), Durability.SYNC_WAL,
+                30_000),
+            changes -> {
+              try {
+                stateTablesAnswer.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException();
+              }
+            }, 600_000, 30_000);
+        List<CompletableFuture<Long>> regions = new java.util.ArrayList<>();
+        java.util.concurrent.ExecutorService opening = java.util.concurrent.Executors.newFixedThreadPool(20);
+        for (int i = 0; i < 20; i++) { // unrelated regions opening at once, as after a server's regions move here
+          Key unrelated = Key.of("t", "unrelated-" + i);
+          regions.add(CompletableFuture.supplyAsync(() -> {
+            long start = System.nanoTime();
+            try {
+              recovery.replayProtocolState(unrelated::equals, WalRecovery.REGION_WAIT_MILLIS);
+              recovery.recoverDeadServers(unrelated::equals, WalRecovery.REGION_WAIT_MILLIS);
+            } catch (IOException e) {
+              throw new java.util.concurrent.CompletionException(e);
+            }
+            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+          }, opening));
+        }
+        opening.shutdown();
+        for (CompletableFuture<Long> region : regions) {
+          assertThat(region.get(60, TimeUnit.SECONDS)).as("a region the stuck log does not concern serves within"
+              + " seconds").isLessThan(10_000);
+        }
+        assertThatThrownBy(() -> recovery.replayProtocolState(stuckRow::equals, WalRecovery.REGION_WAIT_MILLIS))
+            .as("the row whose protocol state the log holds waits").hasMessageContaining(stuckServer);
+        assertThatThrownBy(() -> recovery.recoverDeadServers(stuck.id().leader()::equals))
+            .as("and so does the group whose commit it holds").hasMessageContaining(stuckServer);
+        recovery.close();
+      } finally {
+        stateTablesAnswer.countDown();
+        zk.close();
+        admin.enableTable(disabled);
       }
     }
   }

@@ -149,7 +149,8 @@ public final class GStoreServer implements GroupService, Closeable {
     WalRecovery recovery = new WalRecovery(walFs, walRoot, log, recoveryZnodes,
         new CommitApplier(hbase, ownerToken, Durability.SYNC_WAL,
             (int) WalRecovery.DEFAULT_ATTEMPT_MILLIS),
-        tables::writeVersioned, config.recoveryRetainMillis());
+        changes -> tables.writeVersioned(changes, (int) WalRecovery.DEFAULT_ATTEMPT_MILLIS),
+        config.recoveryRetainMillis());
     this.stateLog = config.protocolLogged() ? new LoggedStateStore(serverName.getAddress().toString(), wal,
         shipper.ledger(), versions, tables::writeVersioned, config.checkpointDelayMillis(), metrics) : null;
     this.heartbeat = new PersistenceHeartbeat(serverName.getServerName(), log, recoveryZnodes,

@@ -35,7 +35,7 @@ final class InstanceLog {
       RecoveryZnodes znodes, Consumer<WalStoppedException> onStopped) throws IOException {
     this.server = server;
     this.znodes = znodes;
-    this.log = newLog(fs, walRoot, server, znodes.flushed().get(server));
+    this.log = newLog(fs, walRoot, server);
     this.wal = new SharedWal(fs, new Path(walRoot, log), config.walStreams(), config.walRollBytes(),
         config.walHsync(), config.walFailureStopMillis(), metrics, onStopped);
     if (config.protocolLogged()) { // before any protocol record: a recovery replays its protocol state first
@@ -46,11 +46,11 @@ final class InstanceLog {
   /**
    * A new {@link LogId} for this instance of G-Store on {@code server}: an earlier instance (G-Store stopped here
    * and started again) keeps its own, its directory is recovered like a dead server's, and claims made for its
-   * shipments never cover this one's. Above every earlier instance and the instant the server last published as
-   * stopped ({@code published}), even after the clock stepped back ({@link LogId#nextInstance}).
+   * shipments never cover this one's. Above every earlier instance whose directory is still there, even after the
+   * clock stepped back ({@link LogId#nextInstance}), and so above what the last one published as it stopped (its
+   * own instance plus one, {@link #unregister}). Read from HDFS alone: ZooKeeper has no session for G-Store yet.
    */
-  private static String newLog(FileSystem fs, Path walRoot, String server, ClaimStore.Flushed published)
-      throws IOException {
+  private static String newLog(FileSystem fs, Path walRoot, String server) throws IOException {
     List<String> earlier = new ArrayList<>();
     if (fs.exists(walRoot)) {
       for (FileStatus dir : fs.listStatus(walRoot)) {
@@ -58,9 +58,6 @@ final class InstanceLog {
         int suffix = name.indexOf('.', name.lastIndexOf('#') + 1); // <log>.recovering, <log>.recovered-<time>
         earlier.add(suffix < 0 ? name : name.substring(0, suffix));
       }
-    }
-    if (published != null) {
-      earlier.add(published.log());
     }
     return LogId.of(server, LogId.nextInstance(server, System.currentTimeMillis(), earlier));
   }
@@ -113,9 +110,9 @@ final class InstanceLog {
   void unregister() {
     try {
       znodes.unregister(server);
-      // no instance runs here now: any server may recover the logs of instances before this instant
-      long stoppedAt = Math.max(System.currentTimeMillis(), LogId.instanceOf(log) + 1); // after this instance's own
-      znodes.publishFlushed(server, new ClaimStore.Flushed(LogId.of(server, stoppedAt), -1));
+      // no instance runs here now: any server may recover the logs of its instances up to this one
+      // not the wall clock: a next instance whose clock stepped back below it would be taken for an earlier one
+      znodes.publishFlushed(server, new ClaimStore.Flushed(LogId.of(server, LogId.instanceOf(log) + 1), -1));
     } catch (IOException | RuntimeException e) {
       LOG.warn("G-Store could not withdraw the persistence claims of {}; leaders hold their commits until it"
           + " claims again or dies", server, e);

@@ -1,7 +1,6 @@
 package org.gstore.coprocessor.server;
 
 import java.io.Closeable;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -62,7 +61,8 @@ final class RegionLifecycle implements Closeable {
   private final StepWriter writer;
   /** Stops the region server as if it had crashed. */
   private final java.util.function.BiConsumer<String, Throwable> fatal;
-  private final ExecutorService loaderThread;
+  /** Loads regions' state, one region's at a time; a region that must wait is tried again later, not held. */
+  private final ScheduledExecutorService loaderThread;
   /** Runs recovery passes, one region's at a time; a region that must wait is tried again later, not held. */
   private final ScheduledExecutorService recoveryThread;
   private volatile boolean closed;
@@ -88,14 +88,14 @@ final class RegionLifecycle implements Closeable {
     this.metrics = metrics;
     this.serverStopping = serverStopping;
     this.crashed = crashed;
-    this.loaderThread = Executors.newSingleThreadExecutor(loaderThreads);
+    this.loaderThread = Executors.newSingleThreadScheduledExecutor(loaderThreads);
     this.recoveryThread = Executors.newSingleThreadScheduledExecutor(recoveryThreads);
   }
 
   /** A G-Store region opened here: it serves once its state is loaded and no dead server's log is unreplayed. */
   void opened(Region region) {
     phases.opened(region.getRegionInfo().getEncodedName());
-    runtime.engine().thenAcceptAsync(e -> load(region), loaderThread);
+    runtime.engine().thenAcceptAsync(e -> load(region, Backoff.FIRST_MILLIS), loaderThread);
   }
 
   /** Whether {@code key} is in a region open here (not closing). */
@@ -108,29 +108,36 @@ final class RegionLifecycle implements Closeable {
     return !closed && phases.isOpen(info.getEncodedName());
   }
 
-  private void load(Region region) {
+  /**
+   * Loads the region's rows' protocol state and fences its grouped rows. A region that must wait (a dead log's
+   * protocol state not in the tables yet, a state table in transition) is tried again after {@code backoff} as a
+   * new task, so that regions opening behind it on this server are not held too.
+   */
+  private void load(Region region, long backoff) {
     RegionInfo info = region.getRegionInfo();
-    long backoff = Backoff.FIRST_MILLIS;
-    while (isOpen(info)) {
+    if (!isOpen(info)) {
+      return;
+    }
+    try {
+      // dead servers' logged protocol state first: the fence must include it
+      recovery.replayProtocolState(k -> HostedRegions.contains(info, k), WalRecovery.REGION_WAIT_MILLIS);
+      StateTables.Loaded state = tables.load(info.getTable().getNameAsString(), info.getStartKey(),
+          info.getEndKey());
+      runtime.input(engine -> {
+        if (phases.isOpen(info.getEncodedName())) { // the fence first: the region takes writes once fenced
+          state.owners().forEach(o -> hosted.fence(o.key(), o.group()));
+          phases.fenced(info.getEncodedName());
+        }
+        return Step.NOTHING;
+      });
+      metrics.regionStateLoaded();
+      recoveryThread.execute(() -> serveAfterRecovery(region, Backoff.FIRST_MILLIS));
+    } catch (java.io.IOException | RuntimeException e) { // the region must not wait on a task that ended
+      LOG.info("cannot load G-Store state of {} yet ({}); retrying", info.getRegionNameAsString(), e.toString());
       try {
-        // dead servers' logged protocol state first: the fence must include it
-        recovery.replayProtocolState(k -> HostedRegions.contains(info, k));
-        StateTables.Loaded state = tables.load(info.getTable().getNameAsString(), info.getStartKey(),
-            info.getEndKey());
-        runtime.input(engine -> {
-          if (phases.isOpen(info.getEncodedName())) { // the fence first: the region takes writes once fenced
-            state.owners().forEach(o -> hosted.fence(o.key(), o.group()));
-            phases.fenced(info.getEncodedName());
-          }
-          return Step.NOTHING;
-        });
-        metrics.regionStateLoaded();
-        recoveryThread.execute(() -> serveAfterRecovery(region, Backoff.FIRST_MILLIS));
-        return;
-      } catch (java.io.IOException | RuntimeException e) { // the region must not wait on a task that ended
-        LOG.info("cannot load G-Store state of {} yet ({}); retrying", info.getRegionNameAsString(), e.toString());
-        Backoff.sleep(backoff);
-        backoff = Backoff.next(backoff);
+        loaderThread.schedule(() -> load(region, Backoff.next(backoff)), backoff, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException stopping) {
+        // G-Store is stopping here: the region's next host loads it
       }
     }
   }
@@ -147,7 +154,8 @@ final class RegionLifecycle implements Closeable {
     }
     StateTables.Loaded state;
     try {
-      WalRecovery.Pass pass = recovery.recoverDeadServers(k -> HostedRegions.contains(info, k));
+      WalRecovery.Pass pass = recovery.recoverDeadServers(k -> HostedRegions.contains(info, k),
+          WalRecovery.REGION_WAIT_MILLIS);
       metrics.recovered(pass);
       // read again now that every dead server's log is fenced: a zombie of the region's last host may have written
       // state since the first read, but none after the fence that it let out (StepWriter checks it)

@@ -167,7 +167,7 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
     long version = clock.next(System.currentTimeMillis());
     leases.forEach(lease -> puts.add(sync(new Put(StateRows.group(lease.group().id())).addColumn(FAMILY, LEASE,
         version, encodeLease(lease)))));
-    batch(GROUPS, puts);
+    batch(GROUPS, puts, 0);
   }
 
   /** A lease as its cell holds it. */
@@ -259,6 +259,15 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
 
   /** {@link #write}s changes already stamped with their versions (a checkpoint or a replay of logged ones). */
   public void writeVersioned(List<LoggedChange> changes) throws IOException {
+    writeVersioned(changes, 0);
+  }
+
+  /**
+   * {@link #writeVersioned(List)}, each batch bounded by {@code operationTimeoutMillis}, HBase's client retries
+   * included (0: the connection's own bound): a replay holding a dead log's lock must not wait out a state table in
+   * transition for HBase's whole operation timeout.
+   */
+  public void writeVersioned(List<LoggedChange> changes, int operationTimeoutMillis) throws IOException {
     Map<StateChange, LoggedChange> stamped = new java.util.IdentityHashMap<>();
     changes.forEach(c -> stamped.put(c.change(), c));
     for (List<StateChange> phase : WriteOrder.phases(changes.stream().map(LoggedChange::change).toList())) {
@@ -266,17 +275,17 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
       for (StateChange c : phase) {
         byTable.computeIfAbsent(tableOf(c), t -> new ArrayList<>()).add(StateMutations.of(stamped.get(c)));
       }
-      writeAtOnce(byTable);
+      writeAtOnce(byTable, operationTimeoutMillis);
     }
   }
 
   /** One batch per table, all but the last on {@link #parallel}, the last on this thread; waits for all. */
-  private void writeAtOnce(Map<TableName, List<Mutation>> byTable) throws IOException {
+  private void writeAtOnce(Map<TableName, List<Mutation>> byTable, int operationTimeoutMillis) throws IOException {
     List<Future<?>> others = new ArrayList<>();
     List<Map.Entry<TableName, List<Mutation>>> batches = List.copyOf(byTable.entrySet());
     for (Map.Entry<TableName, List<Mutation>> b : batches.subList(0, Math.max(0, batches.size() - 1))) {
       others.add(parallel.submit(() -> {
-        batch(b.getKey(), b.getValue());
+        batch(b.getKey(), b.getValue(), operationTimeoutMillis);
         return null;
       }));
     }
@@ -284,7 +293,7 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
     try {
       if (!batches.isEmpty()) {
         Map.Entry<TableName, List<Mutation>> last = batches.get(batches.size() - 1);
-        batch(last.getKey(), last.getValue());
+        batch(last.getKey(), last.getValue(), operationTimeoutMillis);
       }
     } catch (IOException e) {
       failure = e;
@@ -311,11 +320,12 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
     return StateMutations.tableOf(change);
   }
 
-  private void batch(TableName name, List<Mutation> mutations) throws IOException {
+  private void batch(TableName name, List<Mutation> mutations, int operationTimeoutMillis) throws IOException {
     if (mutations.isEmpty()) {
       return;
     }
-    try (Table t = connection.getTable(name)) {
+    try (Table t = operationTimeoutMillis <= 0 ? connection.getTable(name)
+        : connection.getTableBuilder(name, null).setOperationTimeout(operationTimeoutMillis).build()) {
       Object[] results = new Object[mutations.size()];
       t.batch(mutations, results);
     } catch (InterruptedException e) {

@@ -32,6 +32,9 @@ import org.gstore.recovery.Shipment;
  * each once in order would. Shared by the {@link UpdateShipper} (live commits) and WAL replay after a crash.
  */
 public final class CommitApplier implements CommitSink {
+  /** The durability of outcome rows, whatever the commits' own: see {@link #apply}. */
+  public static final Durability OUTCOME_DURABILITY = Durability.SYNC_WAL;
+
   private final Connection connection;
   private final OwnerToken tokens;
   private final Durability durability;

@@ -84,7 +84,7 @@ public final class OutcomeTable implements CommittedTxns {
     // stamped by the server when written, not with commitTs: the retention runs from when the row exists (a replay
     // may write it long after the commit)
     Put put = new Put(row(group, txnId)).addColumn(FAMILY, COMMIT_TS, Bytes.toBytes(commitTs));
-    put.setDurability(Durability.SYNC_WAL);
+    put.setDurability(CommitApplier.OUTCOME_DURABILITY);
     return put;
   }
 

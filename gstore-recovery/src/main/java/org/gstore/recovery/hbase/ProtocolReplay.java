@@ -3,11 +3,8 @@ package org.gstore.recovery.hbase;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Predicate;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.gstore.common.protocol.GroupId;
-import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.log.Checkpoint;
 import org.gstore.common.protocol.log.LoggedChange;
 import org.gstore.common.protocol.log.ProtocolRecord;
@@ -48,20 +45,6 @@ final class ProtocolReplay {
     this.fencer = fencer;
     this.attemptMillis = attemptMillis;
     this.pause = pause;
-  }
-
-  /** Whether a WAL record is protocol state of one of {@code keys} (a group they lead, or one of them). */
-  static boolean touches(WalRecordProto r, Predicate<Key> keys) {
-    if (!r.hasProtocol() || ProtocolRecordCodec.checkpointedThrough(r) > 0) {
-      return false;
-    }
-    for (LoggedChange c : ProtocolRecordCodec.decode(r).changes()) {
-      Object target = c.target();
-      if (target instanceof GroupId g && keys.test(g.leader()) || target instanceof Key k && keys.test(k)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**

@@ -7,26 +7,23 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
-import org.gstore.recovery.hbase.CommitApplier;
-import org.gstore.recovery.CommitSink;
-import org.gstore.recovery.Shipment;
-import org.gstore.recovery.hbase.WalFiles;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.gstore.recovery.ClaimStore;
+import org.gstore.recovery.CommitSink;
 import org.gstore.recovery.LogId;
 import org.gstore.recovery.ReplayFilter;
+import org.gstore.recovery.Shipment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Replays the G-Store write-ahead logs of dead region servers into HBase. Every region server keeps its log in
@@ -59,8 +56,20 @@ public final class WalRecovery {
   /** Suffix (followed by the time) of a dead server's replayed WAL directory, kept for the retention. */
   public static final String RECOVERED = ".recovered-";
   private static final int BATCH = 500;
-  /** How long a pass tries one log by default (see {@link #recoverDeadServers(Predicate)}). */
+  /** How long an attempt tries one log by default (see {@link #recoverDeadServers(Predicate)}). */
   public static final long DEFAULT_ATTEMPT_MILLIS = 60_000;
+  /**
+   * How long a region waits for a log's replay at most before it decides, from the log itself, whether it must
+   * wait for it; a replay of a few hundred commits takes well under it.
+   */
+  public static final long REGION_WAIT_MILLIS = 2_000;
+
+  /** What one attempt at a log's commits did; its counts go to the first pass that learns of it. */
+  private record Replayed(boolean byThisServer, long written, long skipped, AtomicBoolean counted) {
+    static Replayed none() {
+      return new Replayed(false, 0, 0, new AtomicBoolean(true));
+    }
+  }
 
   /** What one pass did. */
   public record Pass(int serversRecovered, long commitsReplayed, long commitsSkipped, long millis) {}
@@ -74,10 +83,13 @@ public final class WalRecovery {
   private final ProtocolReplay protocol;
   private final LogFencer fencer;
   private final long retainMillis;
-  /** How long one pass tries one log (its lock, its leases, its writes) before it moves on to the next. */
+  /** How long one attempt tries one log (its lock, its leases, its writes) before it fails. */
   private final long attemptMillis;
-  /** When a pass last failed to replay a log: it is tried again only an attempt time later. */
-  private final Map<String, Long> failedAt = new ConcurrentHashMap<>();
+  /** The replays of dead logs' commits, in the background: a failed one is tried again an attempt time later. */
+  private final LogAttempts<Replayed> replays;
+  /** The replays of dead logs' protocol state, likewise. */
+  private final LogAttempts<Boolean> protocolReplays;
+  private final FencedLogs fencedLogs;
   private volatile boolean closed;
 
   /**
@@ -90,10 +102,13 @@ public final class WalRecovery {
     this(fs, root, selfLog, znodes, applier, stateTables, retainMillis, DEFAULT_ATTEMPT_MILLIS);
   }
 
-  /** @param attemptMillis how long a pass tries one log before it leaves it to the next pass */
+  /** @param attemptMillis how long an attempt tries one log before it fails (it is tried again as long later) */
   public WalRecovery(FileSystem fs, Path root, String selfLog, RecoveryZnodes znodes, CommitSink applier,
       ProtocolStateSink stateTables, long retainMillis, long attemptMillis) {
     this.attemptMillis = attemptMillis;
+    this.replays = new LogAttempts<>("replay", attemptMillis);
+    this.protocolReplays = new LogAttempts<>("protocol replay", attemptMillis);
+    this.fencedLogs = new FencedLogs(fs, root);
     this.fs = fs;
     this.root = root;
     this.selfLog = selfLog;
@@ -105,19 +120,28 @@ public final class WalRecovery {
     this.retainMillis = retainMillis;
   }
 
-  /** Replays every log a pass can reach, whatever groups they hold (tools and tests). */
+  /** Replays every log a pass can reach, whatever groups they hold, waiting for each attempt (tools and tests). */
   public Pass recoverDeadServers() throws IOException {
     return recoverDeadServers(leader -> true);
   }
 
+  /** {@link #recoverDeadServers(Predicate, long)}, waiting for each log's attempt to end (tools and tests). */
+  public Pass recoverDeadServers(Predicate<Key> leadsHere) throws IOException {
+    return recoverDeadServers(leadsHere, Long.MAX_VALUE);
+  }
+
   /**
-   * Replays the log of every dead server, and of every earlier G-Store instance on this server, each for at most
-   * the attempt time. Returns once every log that may hold a group led from {@code leadsHere} is replayed (here or
-   * by another server); throws, naming them, if some are not yet. A log that cannot be replayed now (a table it
-   * writes is disabled, another server holds its lock, HDFS stalls) holds back only the regions whose groups it
-   * holds, which is read from the log itself once it is fenced; the next pass tries it again.
+   * Replays the log of every dead server, and of every earlier G-Store instance on this server, each in the
+   * background ({@link LogAttempts}). Returns once every log that may hold a group led from {@code leadsHere} is
+   * replayed (here or by another server); throws, naming them, if some are not yet. A log that cannot be replayed
+   * now (a table it writes is disabled, another server holds its lock, HDFS stalls) holds back only the regions
+   * whose groups it holds, which is read from the log itself once it is fenced ({@link FencedLogs}).
+   *
+   * @param waitMillis how long to wait for a log's attempt before deciding from the log whether to wait for it: a
+   *     region opening waits {@link #REGION_WAIT_MILLIS}, so one stuck log never holds unrelated regions opening
+   *     one after another
    */
-  public synchronized Pass recoverDeadServers(Predicate<Key> leadsHere) throws IOException {
+  public Pass recoverDeadServers(Predicate<Key> leadsHere, long waitMillis) throws IOException {
     long start = System.currentTimeMillis();
     int servers = 0;
     long[] counts = new long[2];
@@ -133,20 +157,17 @@ public final class WalRecovery {
           continue;
         }
         try {
-          Long failed = failedAt.get(log);
-          if (failed != null && System.currentTimeMillis() - failed < attemptMillis) {
-            throw new IOException("its last replay failed " + (System.currentTimeMillis() - failed) + " ms ago");
+          Replayed r = replays.await(log, () -> recover(log), waitMillis);
+          if (r.counted().compareAndSet(false, true)) {
+            servers += r.byThisServer() ? 1 : 0;
+            counts[0] += r.written();
+            counts[1] += r.skipped();
           }
-          if (recover(log, counts)) {
-            servers++;
-          }
-          failedAt.remove(log);
+          fencedLogs.forget(log);
         } catch (InterruptedIOException e) {
           throw e;
         } catch (IOException e) {
-          failedAt.putIfAbsent(log, System.currentTimeMillis());
-          if (fencedAndNoRecord(log, r -> !r.hasProtocol()
-              && leadsHere.test(DatagramCodec.fromProto(r.getGroup()).id().leader()))) {
+          if (fencedLogs.holdsNoCommitsOf(log, leadsHere)) {
             LOG.warn("G-Store has not replayed the WAL {} yet ({}); it holds no group led from the region"
                 + " waiting, which serves meanwhile", log, e.getMessage());
           } else if (e instanceof WalFiles.CorruptWalException corrupt) {
@@ -166,50 +187,28 @@ public final class WalRecovery {
   }
 
   /**
-   * Whether a log that was not replayed surely holds no group led from {@code leadsHere}: it is fenced (renamed,
-   * every file closed, so no zombie can add to it) and none of its records names such a leader. Unknown means no.
-   */
-  private boolean fencedAndNoRecord(String log, Predicate<WalRecordProto> concerns) {
-    try {
-      Path fenced = new Path(root, log + RECOVERING);
-      if (!fs.exists(fenced) || !(fs instanceof DistributedFileSystem dfs)) {
-        return false;
-      }
-      for (Path f : WalFiles.files(fs, fenced)) {
-        if (!dfs.isFileClosed(f)) {
-          return false;
-        }
-        WalFiles.Contents contents = WalFiles.read(fs, f);
-        if (contents.corrupt() || contents.records().stream().anyMatch(concerns)) {
-          return false;
-        }
-      }
-      return true;
-    } catch (IOException | RuntimeException e) {
-      return false;
-    }
-  }
-
-  /**
    * Writes the logged protocol state of every log that may hold some (dead servers', and earlier G-Store instances'
    * on this server) to the state tables, fencing each log first: what a region here then loads from the tables is
    * all its rows' durable protocol state. A log already so marked, replayed or closed cleanly costs a lookup. A log
    * whose lock another pass holds is waited for (at most the attempt time): that pass writes its protocol state
-   * first, before its commits. Not synchronized with {@link #recoverDeadServers}: a region must not wait here for
-   * another region's commit replay, which may itself wait for this region to load.
+   * first, before its commits. Each log's attempt runs in the background ({@link LogAttempts}), apart from its
+   * commits' replay: a region must not wait here for another region's commit replay, which may itself wait for this
+   * region to load.
    *
+   * @param waitMillis how long to wait for a log's attempt before deciding from the log whether to wait for it (a
+   *     region loading waits {@link #REGION_WAIT_MILLIS})
    * @throws IOException naming the logs whose protocol state is not in the tables yet (the caller retries)
    */
-  public void replayProtocolState(Predicate<Key> loading) throws IOException {
-    replayProtocolState(log -> true, loading);
+  public void replayProtocolState(Predicate<Key> loading, long waitMillis) throws IOException {
+    replayProtocolState(log -> true, loading, waitMillis);
   }
 
   /**
-   * {@link #replayProtocolState(Predicate)} for the logs of earlier G-Store instances on this very server, which
+   * {@link #replayProtocolState(Predicate, long)} for the logs of earlier G-Store instances on this very server, which
    * alone can hold uid reservations of this node (a node is a region server process): before the engine starts.
    */
   public void replayOwnProtocolState() throws IOException {
-    replayProtocolState(log -> LogId.serverOf(log).equals(selfServer), k -> true);
+    replayProtocolState(log -> LogId.serverOf(log).equals(selfServer), k -> true, Long.MAX_VALUE);
   }
 
   /**
@@ -218,7 +217,8 @@ public final class WalRecovery {
    *     hold protocol state of one of them (it is not fenced, not readable to its end, or one of its records
    *     names one); then it throws
    */
-  private void replayProtocolState(Predicate<String> logs, Predicate<Key> loading) throws IOException {
+  private void replayProtocolState(Predicate<String> logs, Predicate<Key> loading, long waitMillis)
+      throws IOException {
     if (!fs.exists(root)) {
       return;
     }
@@ -233,11 +233,14 @@ public final class WalRecovery {
         continue;
       }
       try {
-        protocol.ensureInTables(log);
+        protocolReplays.await(log, () -> {
+          protocol.ensureInTables(log);
+          return true;
+        }, waitMillis);
       } catch (InterruptedIOException e) {
         throw e;
       } catch (IOException e) {
-        if (fencedAndNoRecord(log, r -> ProtocolReplay.touches(r, loading))) {
+        if (fencedLogs.holdsNoProtocolStateOf(log, loading)) {
           LOG.warn("G-Store cannot write the logged protocol state of {} yet ({}); none of it is of the rows"
               + " loading, which go on", log, e.getMessage());
         } else {
@@ -253,18 +256,22 @@ public final class WalRecovery {
 
   public void close() {
     closed = true;
+    replays.close();
+    protocolReplays.close();
   }
 
   /**
-   * Recovers one log under its lock, or waits (at most the attempt time) for whoever holds it; true if this pass
-   * replayed it.
+   * Recovers one log under its lock, or waits (at most the attempt time) for whoever holds it: what this attempt
+   * replayed, if anything.
    */
-  private boolean recover(String server, long[] counts) throws IOException {
+  private Replayed recover(String server) throws IOException {
     long deadline = System.currentTimeMillis() + attemptMillis;
     while (fs.exists(new Path(root, server)) || fs.exists(new Path(root, server + RECOVERING))) {
       if (coordination.tryLock(server)) {
         try {
-          return replay(server, counts);
+          long[] counts = new long[2];
+          boolean replayed = replay(server, counts);
+          return new Replayed(replayed, counts[0], counts[1], new AtomicBoolean());
         } finally {
           coordination.unlock(server);
         }
@@ -274,7 +281,7 @@ public final class WalRecovery {
       }
       pause(200);
     }
-    return false;
+    return Replayed.none();
   }
 
   private boolean replay(String server, long[] counts) throws IOException {
@@ -337,7 +344,7 @@ public final class WalRecovery {
    * Deletes recovered logs older than the retention, with their dead server's thresholds (never a live server's:
    * an earlier instance's log is recovered while the server runs on).
    */
-  private void forgetOld(Set<String> live) throws IOException {
+  private synchronized void forgetOld(Set<String> live) throws IOException {
     long now = System.currentTimeMillis();
     Set<String> deletedFrom = new HashSet<>();
     for (FileStatus dir : fs.listStatus(root)) {

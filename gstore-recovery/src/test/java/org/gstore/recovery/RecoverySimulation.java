@@ -33,6 +33,12 @@ import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
  * its live leader's ledger, or in a log not yet replayed; and, once the cluster has healed, that every row reads as
  * its last acknowledged commit left it (nothing lost, nothing resurrected).
  *
+ * <p>Outcome rows ({@code gstore:outcomes}) are modelled too: written first with every shipment, replay and drain, to
+ * whichever server hosts their region, persisted when written if {@link
+ * org.gstore.recovery.hbase.CommitApplier#OUTCOME_DURABILITY} says so, else held in that server's memstore, which a
+ * server that runs no G-Store region never syncs for a claim. Clients retry commits whose answer was lost at the
+ * group's leader of the moment: a leader other than the one that made the commit must find its outcome row.
+ *
  * <p>{@link Defect} plants one known bug each, by wiring the classes as a careless runtime would; the simulation
  * must catch every one.
  */
@@ -49,7 +55,12 @@ final class RecoverySimulation {
     /** A server claims without syncing its WAL first. */
     CLAIM_WITHOUT_SYNC,
     /** An instance takes shipped writes before it registers. */
-    NO_REGISTRATION
+    NO_REGISTRATION,
+    /**
+     * Outcome rows written with the shipping durability (ASYNC_WAL), as before issue 35: {@code gstore:outcomes} on
+     * a server that registers no claim loses one after its commit was forgotten, and a retry commits it again.
+     */
+    OUTCOMES_WITH_SHIPPING_DURABILITY
   }
 
   record Result(long seed, Defect defect, List<String> violations, int acknowledged, List<String> trace) {
@@ -97,6 +108,8 @@ final class RecoverySimulation {
     long declaredAt;
     /** Applied, not yet synced to its WAL: row → versions. */
     final Map<Integer, List<Version>> memstore = new HashMap<>();
+    /** Outcome rows applied and not yet synced: commit ids. */
+    final Set<Integer> outcomeMemstore = new java.util.HashSet<>();
     Instance gstore;
 
     Server(String name) {
@@ -135,11 +148,23 @@ final class RecoverySimulation {
   private final long seed;
   private final Defect defect;
   private final Random rnd;
+  /**
+   * The draws about outcome rows (where their region is, which commit a client retries): apart from {@link #rnd},
+   * so that the schedules of the other events stay what they were before outcome rows were modelled (the seeds
+   * kept as regression cases replay as found).
+   */
+  private final Random outcomeRnd;
   private final FlakyClaims claims;
   private final List<Server> servers = new ArrayList<>();
   private final int[] generation = new int[SLOTS];
   private final Integer[] rowHost = new Integer[GROUPS * (MEMBERS + 1)];
   private final Map<Integer, TreeMap<Long, Version>> persistedRows = new HashMap<>();
+  /** Outcome rows persisted in {@code gstore:outcomes}: commit ids. */
+  private final Set<Integer> persistedOutcomes = new java.util.HashSet<>();
+  /** The server hosting {@code gstore:outcomes}'s region (null: in transition). */
+  private Integer outcomesHost;
+  /** Whether an outcome row is persisted when HBase acknowledges it: the production choice, or the defect's. */
+  private final boolean outcomesSynced;
   private final Map<Integer, Long> compactedThrough = new HashMap<>();
   private final Map<String, Log> logs = new LinkedHashMap<>();
   private final Map<Long, Commit> byTs = new HashMap<>();
@@ -155,7 +180,11 @@ final class RecoverySimulation {
     this.seed = seed;
     this.defect = defect;
     this.rnd = new Random(seed);
+    this.outcomeRnd = new Random(~seed);
     this.claims = new FlakyClaims(rnd);
+    this.outcomesSynced = defect != Defect.OUTCOMES_WITH_SHIPPING_DURABILITY
+        && org.gstore.recovery.hbase.CommitApplier.OUTCOME_DURABILITY.ordinal()
+            >= org.apache.hadoop.hbase.client.Durability.SYNC_WAL.ordinal();
   }
 
   Result run() {
@@ -166,6 +195,7 @@ final class RecoverySimulation {
       rowHost[r] = rnd.nextInt(SLOTS);
       ensureGStore(servers.get(rowHost[r]));
     }
+    outcomesHost = outcomeRnd.nextInt(SLOTS);
     for (int i = 0; i < EVENTS && violations.isEmpty(); i++) {
       now += 1 + rnd.nextInt(4);
       step();
@@ -182,6 +212,12 @@ final class RecoverySimulation {
   private void step() {
     if (servers.stream().anyMatch(s -> s.live && s.declaredDead && now - s.declaredAt > REASSIGN_WITHIN)) {
       reassign(); // the master's crash procedure has moved the dead server's regions
+    }
+    int outcomeDice = outcomeRnd.nextInt(100);
+    if (outcomeDice < 4) {
+      retryWithLostAnswer();
+    } else if (outcomeDice < 6) {
+      moveOutcomes();
     }
     int dice = rnd.nextInt(100);
     if (dice < 20) {
@@ -292,6 +328,10 @@ final class RecoverySimulation {
   private void die(Server s) {
     s.live = false;
     s.memstore.clear();
+    s.outcomeMemstore.clear();
+    if (outcomesHost != null && servers.get(outcomesHost) == s) {
+      outcomesHost = null;
+    }
     s.gstore = null;
     claims.live.remove(s.name);
     pending.removeIf(rpc -> rpc.from().server == s);
@@ -356,6 +396,10 @@ final class RecoverySimulation {
       return;
     }
     if (moveEveryRowOff(s) && stopGStore(s)) {
+      if (outcomesHost != null && servers.get(outcomesHost) == s) {
+        persistOutcomes(s); // its last region closes, flushing
+        outcomesHost = null;
+      }
       s.live = false;
       claims.live.remove(s.name);
       log("graceful stop of " + s.name);
@@ -414,10 +458,14 @@ final class RecoverySimulation {
         rowHost[r] = null;
       }
     }
-    List<Integer> up = new ArrayList<>();
-    for (int i = 0; i < servers.size(); i++) {
-      if (servers.get(i).live && !servers.get(i).paused) {
-        up.add(i);
+    if (outcomesHost != null && servers.get(outcomesHost).declaredDead) {
+      outcomesHost = null;
+    }
+    List<Integer> up = upServers();
+    if (outcomesHost == null) {
+      if (!up.isEmpty()) { // any server, one that runs no G-Store region (it registers no claim) included
+        outcomesHost = up.get(outcomeRnd.nextInt(up.size()));
+        log("gstore:outcomes opens on " + servers.get(outcomesHost).name);
       }
     }
     for (int r = 0; r < rowHost.length; r++) {
@@ -442,11 +490,9 @@ final class RecoverySimulation {
     if (row == leaderRow(groupOf(row)) && old.gstore != null && !drain(old.gstore, groupOf(row))) {
       return false;
     }
-    List<Integer> up = new ArrayList<>();
-    for (int i = 0; i < servers.size(); i++) {
-      if (servers.get(i).live && !servers.get(i).paused) {
-        up.add(i);
-      }
+    List<Integer> up = upServers();
+    if (up.isEmpty()) {
+      return false;
     }
     int to = up.get(rnd.nextInt(up.size()));
     persistRow(old, row);
@@ -454,6 +500,57 @@ final class RecoverySimulation {
     ensureGStore(servers.get(to));
     log("row " + row + " moves " + old.name + " -> " + servers.get(to).name);
     return true;
+  }
+
+  /** The running servers. */
+  private List<Integer> upServers() {
+    List<Integer> up = new ArrayList<>();
+    for (int i = 0; i < servers.size(); i++) {
+      if (servers.get(i).live && !servers.get(i).paused) {
+        up.add(i);
+      }
+    }
+    return up;
+  }
+
+  /** {@code gstore:outcomes}'s region moves (a balancer run): it flushes as it closes. */
+  private void moveOutcomes() {
+    if (outcomesHost == null || servers.get(outcomesHost).paused) {
+      return;
+    }
+    Server old = servers.get(outcomesHost);
+    persistOutcomes(old);
+    List<Integer> up = upServers();
+    outcomesHost = up.get(outcomeRnd.nextInt(up.size()));
+    log("gstore:outcomes moves " + old.name + " -> " + servers.get(outcomesHost).name);
+  }
+
+  /**
+   * A client whose commit's answer was lost sends it again, to the group's leader now. The instance that made it
+   * remembers it (or looks it up once what it forgot is shipped); any other leader serves the group only once every
+   * log holding it was replayed, and must find the commit's outcome row, or it would commit it a second time.
+   */
+  private void retryWithLostAnswer() {
+    if (acknowledged.isEmpty()) {
+      return;
+    }
+    Commit c = acknowledged.get(outcomeRnd.nextInt(acknowledged.size()));
+    Integer host = rowHost[leaderRow(c.group())];
+    if (host == null || !servers.get(host).live || servers.get(host).paused || servers.get(host).gstore == null) {
+      return;
+    }
+    Instance leader = servers.get(host).gstore;
+    if (leader.log.equals(c.log()) || !servable(c.group(), leader.log)) {
+      return;
+    }
+    Server outcomes = outcomesHost == null ? null : servers.get(outcomesHost);
+    if (outcomes == null || outcomes.paused) {
+      return; // the lookup waits for the region
+    }
+    if (!persistedOutcomes.contains(c.id()) && !outcomes.outcomeMemstore.contains(c.id())) {
+      violations.add("acknowledged commit c" + c.id() + " retried at " + leader.log + " finds no outcome row: it"
+          + " would be applied twice (t=" + now + ")");
+    }
   }
 
   private boolean drain(Instance leader, int group) {
@@ -598,7 +695,7 @@ final class RecoverySimulation {
       }
     }
     Rpc rpc = new Rpc(leader, batch, leader.ledger.epoch(), hosts, now);
-    boolean waits = hosts.values().stream().anyMatch(t -> t.paused);
+    boolean waits = hosts.values().stream().anyMatch(t -> t.paused) || outcomesPaused();
     if (waits && mustAnswerNow) {
       return false;
     }
@@ -607,9 +704,14 @@ final class RecoverySimulation {
       pending.add(rpc);
       log(leader.log + " sends " + commits(batch) + " to a paused server");
     } else {
-      apply(rpc);
+      applyOrRefuse(rpc);
     }
     return true;
+  }
+
+  /** Whether the outcome rows' server is paused: a batch, whose outcome rows go first, waits for it. */
+  private boolean outcomesPaused() {
+    return outcomesHost != null && servers.get(outcomesHost).paused;
   }
 
   /** Whether every server the RPC went to runs (a zombie resuming counts) and the sender can take the answer. */
@@ -629,7 +731,7 @@ final class RecoverySimulation {
         pending.remove(rpc);
         rpc.from().outbox.addAll(0, rpc.batch());
         log("RPC of " + commits(rpc.batch()) + (failed ? " failed" : " timed out"));
-      } else if (rpc.hosts().values().stream().noneMatch(t -> t.paused) && answerable(rpc)) {
+      } else if (rpc.hosts().values().stream().noneMatch(t -> t.paused) && !outcomesPaused() && answerable(rpc)) {
         applyOrRefuse(rpc);
       }
     }
@@ -644,7 +746,8 @@ final class RecoverySimulation {
    */
   private void applyOrRefuse(Rpc rpc) {
     boolean closedMeanwhile = rpc.hosts().entrySet().stream().anyMatch(e -> !e.getValue().declaredDead
-        && (rowHost[e.getKey()] == null || servers.get(rowHost[e.getKey()]) != e.getValue()));
+        && (rowHost[e.getKey()] == null || servers.get(rowHost[e.getKey()]) != e.getValue()))
+        || outcomesHost == null; // the outcome rows go first, to the region's host now
     if (closedMeanwhile) {
       pending.remove(rpc);
       rpc.from().outbox.addAll(0, rpc.batch());
@@ -659,6 +762,11 @@ final class RecoverySimulation {
     pending.remove(rpc);
     for (Shipment s : rpc.batch()) {
       Commit c = byTs.get(s.commitTs());
+      if (outcomesSynced) {
+        persistedOutcomes.add(c.id());
+      } else {
+        servers.get(outcomesHost).outcomeMemstore.add(c.id());
+      }
       c.writes().forEach((row, value) -> rpc.hosts().get(row).memstore
           .computeIfAbsent(row, r -> new ArrayList<>()).add(new Version(c.ts(), value)));
     }
@@ -685,6 +793,12 @@ final class RecoverySimulation {
   private void persist(Server s) {
     s.memstore.forEach((row, versions) -> versions.forEach(v -> persistVersion(row, v)));
     s.memstore.clear();
+    persistOutcomes(s);
+  }
+
+  private void persistOutcomes(Server s) {
+    persistedOutcomes.addAll(s.outcomeMemstore);
+    s.outcomeMemstore.clear();
   }
 
   private void persistRow(Server s, int row) {
@@ -698,7 +812,9 @@ final class RecoverySimulation {
     persistedRows.computeIfAbsent(row, r -> new TreeMap<>()).put(v.ts(), v);
   }
 
+  /** A replay or a drain writes the commit with SYNC_WAL, its outcome row first. */
   private void writePersisted(Commit c) {
+    persistedOutcomes.add(c.id());
     c.writes().forEach((row, value) -> persistVersion(row, new Version(c.ts(), value)));
   }
 

@@ -385,12 +385,10 @@ public final class GStoreServer implements GroupService, Closeable {
     tables.close();
     transactions.close();
     shipper.close();
-    boolean persisted = !aborting && checkpointed && shipper.ledger().pendingCount() == 0
-        && shipper.ledger().quarantinedCount() == 0;
+    boolean persisted = !aborting && checkpointed && shipper.ledger().pendingCount() == 0; // quarantined included
     instanceLog.close(crashed, persisted, shipper.ledger().pendingCount());
-    boolean unregister = !crashed && !aborting;
-    heartbeatThread.afterStopped(() -> { // the unregistering needs the ZooKeeper session: it closes after
-      if (unregister) {
+    heartbeatThread.afterStopped(() -> { // unregistering needs the ZooKeeper session, which closes after it
+      if (!crashed && !aborting) {
         instanceLog.unregister();
       }
       peers.close();

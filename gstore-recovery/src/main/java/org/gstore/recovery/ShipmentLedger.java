@@ -108,6 +108,16 @@ public final class ShipmentLedger {
     handedOver[position.stream()].mark(position.seq());
   }
 
+  /**
+   * Whether the record held at {@code position} is the oldest its stream keeps while later records follow it: all
+   * of them stay in the WAL for its sake.
+   */
+  public synchronized boolean pinsRecordsAfter(WalPosition position) {
+    TreeSet<Long> held = heldSeqs.get(position.stream());
+    return !held.isEmpty() && held.first() == position.seq()
+        && handedOver[position.stream()].through() > position.seq();
+  }
+
   /** The record {@link #hold held} at {@code position} need not stay in the WAL any more. */
   public synchronized void release(WalPosition position) {
     heldSeqs.get(position.stream()).remove(position.seq());

@@ -183,7 +183,13 @@ public final class GStoreServer implements GroupService, Closeable {
         host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
     ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
         recoveryZnodes, System::currentTimeMillis, regions::longestReplayWaitMillis);
-    this.heartbeatThread = new HeartbeatThread(watch::beat, config.recoveryHeartbeatMillis(), threads("persistence"));
+    LoggedStateStore protocolLog = stateLog;
+    this.heartbeatThread = new HeartbeatThread(() -> {
+      watch.beat();
+      if (protocolLog != null) {
+        protocolLog.relogMarkIfPinning();
+      }
+    }, config.recoveryHeartbeatMillis(), threads("persistence"));
     this.alertThread = new HeartbeatThread(watch::check, config.recoveryHeartbeatMillis(), threads("alerts"));
     this.deletes = new GroupDeletes(self, handover, releaseGate, runtime, outbox, writer::letOut,
         threads("release"));
@@ -387,9 +393,10 @@ public final class GStoreServer implements GroupService, Closeable {
     shipper.close();
     boolean persisted = !aborting && checkpointed && shipper.ledger().pendingCount() == 0; // quarantined included
     instanceLog.close(crashed, persisted, shipper.ledger().pendingCount());
-    heartbeatThread.afterStopped(() -> { // unregistering needs the ZooKeeper session, which closes after it
+    peers.retire(); // publishes nothing more; its session serves the unregistering, then closes
+    heartbeatThread.afterStopped(() -> {
       if (!crashed && !aborting) {
-        instanceLog.unregister();
+        GStoreServers.unlessRestarted(serverName, instanceLog::unregister);
       }
       peers.close();
     });

@@ -38,6 +38,17 @@ public final class GStoreServers {
     }
   }
 
+  /**
+   * Runs {@code action} unless G-Store started again on region server {@code name} meanwhile, with no new instance
+   * starting while it runs: a stopped instance's late unregistering must not withdraw its successor's claims, which
+   * ZooKeeper keys by server.
+   */
+  static synchronized void unlessRestarted(ServerName name, Runnable action) {
+    if (!SERVERS.containsKey(name)) {
+      action.run();
+    }
+  }
+
   /** For tests and tools: G-Store on region server {@code name} in this JVM, or null if it does not run there. */
   public static GStoreServer on(ServerName name) {
     return SERVERS.get(name);

@@ -146,7 +146,9 @@ final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
    * whose release tombstone was compacted away since.
    */
   private synchronized void markDurable(long sequence, WalPosition position) {
-    if (sequence <= heldMarkSequence) { // marks complete in any order across streams
+    // marks complete in any order across streams; a mark logged again (same sequence, same stream) is newer
+    if (sequence < heldMarkSequence || sequence == heldMarkSequence && heldMark != null
+        && position.seq() <= heldMark.seq()) {
       ledger.logged(position);
       return;
     }
@@ -156,6 +158,29 @@ final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
     }
     heldMark = position;
     heldMarkSequence = sequence;
+  }
+
+  /**
+   * Logs the newest checkpoint mark again if the held one is the oldest record its stream keeps while later records
+   * follow it: with no protocol state written for a while, no newer mark comes, and the held one would keep every
+   * later file of its stream, the commits' included. Called at every heartbeat.
+   */
+  void relogMarkIfPinning() {
+    WalPosition mark;
+    long sequence;
+    synchronized (this) {
+      mark = heldMark;
+      sequence = heldMarkSequence;
+    }
+    if (mark == null || !ledger.pinsRecordsAfter(mark)) {
+      return;
+    }
+    try {
+      wal.appendProtocol(sequence, ProtocolRecordCodec.encodeCheckpointed(sequence))
+          .thenAccept(position -> markDurable(sequence, position));
+    } catch (RuntimeException e) {
+      LOG.debug("G-Store could not log its checkpoint mark again; the next heartbeat tries", e);
+    }
   }
 
   /** Records in the WAL not yet in the tables. */

@@ -237,10 +237,18 @@ public final class PeerRegistry implements Closeable {
     }
   }
 
-  @Override
-  public void close() {
+  /**
+   * Publishes this peer no more (not after a session expiry either: a next instance on this server may have
+   * published itself since), keeping the session for what still needs it until {@link #close}.
+   */
+  public void retire() {
     closed = true;
     reconnecting.shutdownNow();
+  }
+
+  @Override
+  public void close() {
+    retire();
     closeSession();
   }
 

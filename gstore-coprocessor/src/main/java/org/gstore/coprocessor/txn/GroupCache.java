@@ -65,6 +65,9 @@ public final class GroupCache {
   };
   /** The newest commit timestamp among the outcomes forgotten (0: none); commits above it are all remembered. */
   private long forgottenUpTo;
+  /** Transactions with a lookup of their outcome running, and how many attempts of each look. */
+  private final java.util.concurrent.ConcurrentHashMap<String, Integer> lookingUp =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** @param loaded each member's state in HBase; @param floorTs the newest cell timestamp among them */
   GroupCache(GroupRef group, long incarnation, Map<Key, RowState> loaded, long floorTs, long retentionMillis) {
@@ -198,6 +201,20 @@ public final class GroupCache {
   /** The newest commit timestamp among the outcomes forgotten (0: none). With the commit lock held. */
   long forgottenUpTo() {
     return forgottenUpTo;
+  }
+
+  /** An attempt of {@code txnId} looks its outcome up, off the commit lock: no other attempt of it may commit. */
+  void lookupStarted(String txnId) {
+    lookingUp.merge(txnId, 1, Integer::sum);
+  }
+
+  void lookupEnded(String txnId) {
+    lookingUp.computeIfPresent(txnId, (t, n) -> n == 1 ? null : n - 1);
+  }
+
+  /** Whether an attempt of {@code txnId} is looking its outcome up ({@link #lookupStarted}). */
+  boolean lookingUp(String txnId) {
+    return lookingUp.containsKey(txnId);
   }
 
   /** With the commit lock held. */

@@ -180,6 +180,9 @@ public final class TransactionManager {
       cache.commitLock.lock();
       long start = System.nanoTime();
       try {
+        if (lookedUp != null) { // ended under the lock: no attempt of this transaction committed while it ran
+          cache.lookupEnded(txnId);
+        }
         if (cache.closed() == GroupCache.Closed.REGION_CLOSING) {
           throw GroupCaches.moving(id);
         }
@@ -200,11 +203,18 @@ public final class TransactionManager {
           }
           return outcome;
         }
+        cache.lookupStarted(txnId);
       } finally {
         cache.commitLock.unlock();
       }
       metrics.outcomeLookedUp();
-      OptionalLong ts = lookups.commitTs(cache.group, txnId, earlier.lookUpThrough());
+      OptionalLong ts;
+      try {
+        ts = lookups.commitTs(cache.group, txnId, earlier.lookUpThrough());
+      } catch (IOException | RuntimeException e) {
+        cache.lookupEnded(txnId);
+        throw e;
+      }
       lookedUp = new Earlier(ts.isPresent() ? CommitOutcome.committed(ts.getAsLong(), 0) : null,
           earlier.lookUpThrough());
     }
@@ -226,9 +236,10 @@ public final class TransactionManager {
   /**
    * The outcome the transaction already has: from the cache's memory when that tells (nearly always: the commit's
    * first attempt, or a retry to the same leader), otherwise from the durable record, read off the lock by
-   * {@link OutcomeLookups} once every commit this cache forgot and that might be this one is shipped. A lookup
-   * ({@code lookedUp}) answers only if nothing more was forgotten since it began; a commit of this transaction
-   * made meanwhile is in memory. A group being deleted answers from memory only: its commits are still being
+   * {@link OutcomeLookups} once every commit this cache forgot and that might be this one is shipped. While a lookup
+   * ({@code lookedUp}) runs, no other attempt of the transaction may commit ({@link #validateAndLog}), so its answer
+   * holds however many outcomes are forgotten meanwhile: a commit of the transaction made before it began is in
+   * memory or among those it waited for. A group being deleted answers from memory only: its commits are still being
    * shipped, so the record may lack one; its callers retry until the delete is done, when the record has them all.
    * With the commit lock held.
    */
@@ -242,7 +253,7 @@ public final class TransactionManager {
       throw new RegionTooBusyException("group " + cache.group.id() + " is being deleted; retry to learn whether"
           + " this commit took effect before");
     }
-    if (lookedUp == null || lookedUp.lookUpThrough() != cache.forgottenUpTo()) {
+    if (lookedUp == null) {
       return new Earlier(null, cache.forgottenUpTo());
     }
     if (lookedUp.outcome() != null) {
@@ -256,6 +267,9 @@ public final class TransactionManager {
       List<RowWriteProto> writes) throws IOException {
     if (cache.closed() == GroupCache.Closed.RELEASED) {
       return CommitOutcome.failed(TxnOutcome.NO_GROUP, "group " + cache.group.id() + " is being deleted");
+    }
+    if (cache.lookingUp(txnId)) { // another attempt's lookup must not be contradicted by this attempt's commit
+      throw new RegionTooBusyException("an earlier attempt of transaction " + txnId + " is being looked up; retry");
     }
     Optional<String> quarantined = shipper.ledger().quarantineCause(cache.group);
     if (quarantined.isPresent()) { // its commits would pile up in the WAL behind it, likely refused alike

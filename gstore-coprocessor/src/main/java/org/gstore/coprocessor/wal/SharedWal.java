@@ -37,6 +37,10 @@ public final class SharedWal implements CommitLog, Closeable {
       this.streams[i] = new WalStream(fs, new Path(root, "stream-" + i), rollBytes, hsync, failureStopMillis,
           metrics);
     }
+    Path seals = new Path(root, WalFiles.SEALS_FAILED_WRITES); // a reader may take a torn file for corruption
+    if (!fs.exists(seals)) {
+      fs.create(seals, false).close();
+    }
   }
 
   int streamOf(GroupRef group) {

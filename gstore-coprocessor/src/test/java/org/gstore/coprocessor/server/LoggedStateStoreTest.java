@@ -112,6 +112,30 @@ class LoggedStateStoreTest {
     assertThat(replayed()).as("every record is in the tables: a replay writes none again").isEmpty();
   }
 
+  /**
+   * The held mark must not keep its stream for ever: with no protocol state written, no newer mark comes, and every
+   * later file of its stream (commits among them) stayed (found by an attacker's review).
+   */
+  @Test
+  void aHeldMarkWithNothingNewerIsLoggedAgainSoItsStreamCanBeTruncated() throws Exception {
+    log("r1");
+    store.inTables().get(10, TimeUnit.SECONDS); // a mark through 1: stream 1, held
+    Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> marks().contains(1L));
+    for (int i = 0; i < 5; i++) { // commits follow in stream 1, persisted since (nothing holds them)
+      WalPosition p = wal.appendProtocol(1, WalRecordProto.newBuilder().setCommitTs(10 + i).setTxnId("c" + i).build()
+          .toByteArray()).get(10, TimeUnit.SECONDS);
+      ledger.logged(p);
+    }
+    long pinnedAt = ledger.walNeededAbove(1);
+    store.relogMarkIfPinning();
+    Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> ledger.walNeededAbove(1) > pinnedAt);
+    wal.truncate(ledger::walNeededAbove, 0);
+    assertThat(marks()).as("the mark, logged again after the commits, is still there").contains(1L);
+    assertThat(replayed()).isEmpty();
+    store.relogMarkIfPinning();
+    assertThat(marks()).as("not logged again while nothing follows it").hasSize(1);
+  }
+
   @Test
   void recordsNotCheckpointedYetStayInTheLogForAReplay() throws Exception {
     store.close(); // checkpointing stopped: what is logged stays in the WAL only

@@ -83,6 +83,8 @@ class TransactionManagerTest {
   /** What gstore:outcomes would hold: the outcome of every commit shipped. */
   private final Map<String, Long> recordedOutcomes = new java.util.concurrent.ConcurrentHashMap<>();
   private final AtomicLong lookups = new AtomicLong();
+  /** Runs inside every lookup of gstore:outcomes (tests that act while one runs). */
+  private volatile Runnable duringLookup = () -> { };
   /** While set, gstore:outcomes answers only once the test opens it (a member region in transition). */
   private volatile CountDownLatch outcomesGate;
   private final UpdateShipper shipper = new UpdateShipper(batch -> {
@@ -136,6 +138,7 @@ class TransactionManagerTest {
       }, 0, 1 << 20),
       (group, txnId) -> {
         lookups.incrementAndGet();
+        duringLookup.run();
         CountDownLatch gate = outcomesGate;
         if (gate != null) {
           try {
@@ -354,6 +357,35 @@ class TransactionManagerTest {
         .as("and a second retry gets that outcome").isEqualTo(
             manager.read(ID, null, 0, List.of(ROW)).snapshot());
     assertThat(appendCount()).isEqualTo(3);
+  }
+
+  /**
+   * A retry that looks its outcome up on a busy group: outcomes are forgotten with every commit meanwhile. The
+   * first version looked up again whenever more were forgotten during a lookup, and on a group that commits
+   * faster than a lookup answers never returned (found by an attacker's review). Here every lookup sees one more
+   * commit of the group made while it runs.
+   */
+  @Test
+  void aLookupOnABusyGroupAnswersThoughOutcomesAreForgottenWhileItRuns() throws Exception {
+    CommitOutcome first = blindCommit("t0", "0");
+    for (int i = 1; i <= GroupCache.OUTCOMES_REMEMBERED; i++) { // t0 is forgotten here
+      manager.commit(ID, "t" + i, first.incarnation(), first.commitTs(), List.of(), List.of(write("x")), ADMIT);
+    }
+    AtomicLong busy = new AtomicLong();
+    duringLookup = () -> {
+      try { // another client's commit, made while the lookup runs: one more outcome forgotten
+        manager.commit(ID, "busy-" + busy.incrementAndGet(), first.incarnation(), first.commitTs(), List.of(),
+            List.of(write("y")), ADMIT);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    };
+    AtomicReference<CommitOutcome> answer = new AtomicReference<>();
+    Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreException(RegionTooBusyException.class)
+        .until(() -> answer.compareAndSet(null, manager.commit(ID, "t0", first.incarnation(), 0, List.of(),
+            List.of(write("0")), ADMIT)));
+    assertThat(answer.get().commitTs()).isEqualTo(first.commitTs());
+    assertThat(busy.get()).as("one lookup answers").isLessThanOrEqualTo(3);
   }
 
   /**

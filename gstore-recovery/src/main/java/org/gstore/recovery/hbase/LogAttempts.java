@@ -72,6 +72,17 @@ final class LogAttempts<T> {
     }
   }
 
+  /**
+   * Starts an attempt at {@code log} unless one runs or the last one failed less than the retry time ago, without
+   * waiting for it: for a log the caller does not need, which must still be recovered.
+   */
+  void startUnlessRecent(String log, Work<T> work) {
+    Failure last = failed.get(log);
+    if (last == null || System.currentTimeMillis() - last.at() >= retryAfterMillis) {
+      running.computeIfAbsent(log, l -> start(l, work));
+    }
+  }
+
   private CompletableFuture<T> start(String log, Work<T> work) {
     CompletableFuture<T> attempt = new CompletableFuture<>();
     try {

@@ -23,6 +23,12 @@ public final class WalFiles {
    * replayed ({@link WalRecovery#replayProtocolState}); other logs never hold them back.
    */
   public static final String PROTOCOL_LOGGED = "protocol-logged";
+  /**
+   * A marker a log's directory gets as its streams open: its writers seal a file whose write failed
+   * ({@link #seal}). A log without it (an earlier release's) may hold an unsealed torn record at the end of any file,
+   * which is read as before: as a torn tail.
+   */
+  public static final String SEALS_FAILED_WRITES = "seals-failed-writes";
   /** What a {@link #seal} adds to its file's name. */
   private static final String SEALED = ".sealed-";
 
@@ -66,12 +72,18 @@ public final class WalFiles {
         stop = WalFormat.Stop.CORRUPT;
         because = "sealed at " + sealedAt + " bytes after a failed write, but its records end at " + reader.offset()
             + " (" + because + ")";
-      } else if (stop == WalFormat.Stop.TORN_TAIL && !lastOfStream) {
+      } else if (stop == WalFormat.Stop.TORN_TAIL && !lastOfStream && sealsFailedWrites(fs, file)) {
         stop = WalFormat.Stop.CORRUPT;
         because = because + ", though later files follow it: it was closed after a sync, so this is corruption";
       }
       return new Contents(records, reader.offset(), stop, because);
     }
+  }
+
+  /** Whether the log {@code file} belongs to (its stream's parent directory) seals its failed writes. */
+  private static boolean sealsFailedWrites(FileSystem fs, Path file) throws IOException {
+    Path log = file.getParent().getParent();
+    return log != null && fs.exists(new Path(log, SEALS_FAILED_WRITES));
   }
 
   /**

@@ -139,7 +139,8 @@ public final class WalRecovery {
    *
    * @param waitMillis how long to wait for a log's attempt before deciding from the log whether to wait for it: a
    *     region opening waits {@link #REGION_WAIT_MILLIS}, so one stuck log never holds unrelated regions opening
-   *     one after another
+   *     one after another; with a bounded wait, a log known from its fenced contents not to concern the caller is
+   *     not waited for at all (its attempt goes on in the background)
    */
   public Pass recoverDeadServers(Predicate<Key> leadsHere, long waitMillis) throws IOException {
     long start = System.currentTimeMillis();
@@ -154,6 +155,10 @@ public final class WalRecovery {
         String log = logOf(name);
         if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog)
             || LogId.mayStillBeWritten(log, selfServer, live, current)) {
+          continue;
+        }
+        if (waitMillis != Long.MAX_VALUE && fencedLogs.holdsNoCommitsOf(log, leadsHere)) {
+          replays.startUnlessRecent(log, () -> recover(log)); // a region opening needs no wait for it
           continue;
         }
         try {
@@ -196,7 +201,8 @@ public final class WalRecovery {
    * region to load.
    *
    * @param waitMillis how long to wait for a log's attempt before deciding from the log whether to wait for it (a
-   *     region loading waits {@link #REGION_WAIT_MILLIS})
+   *     region loading waits {@link #REGION_WAIT_MILLIS}); with a bounded wait, a log known not to concern the keys
+   *     loading is not waited for at all
    * @throws IOException naming the logs whose protocol state is not in the tables yet (the caller retries)
    */
   public void replayProtocolState(Predicate<Key> loading, long waitMillis) throws IOException {
@@ -232,11 +238,16 @@ public final class WalRecovery {
           || LogId.mayStillBeWritten(log, selfServer, live, current) || protocol.inTables(log)) {
         continue;
       }
+      LogAttempts.Work<Boolean> work = () -> {
+        protocol.ensureInTables(log);
+        return true;
+      };
+      if (waitMillis != Long.MAX_VALUE && fencedLogs.holdsNoProtocolStateOf(log, loading)) {
+        protocolReplays.startUnlessRecent(log, work); // a region loading needs no wait for it
+        continue;
+      }
       try {
-        protocolReplays.await(log, () -> {
-          protocol.ensureInTables(log);
-          return true;
-        }, waitMillis);
+        protocolReplays.await(log, work, waitMillis);
       } catch (InterruptedIOException e) {
         throw e;
       } catch (IOException e) {

@@ -29,8 +29,10 @@ class WalFilesTest {
   @BeforeEach
   void open() throws IOException {
     fs = FileSystem.getLocal(new Configuration()).getRaw();
-    stream = new Path(new Path(Files.createTempDirectory("wal-files").toUri()), "stream-0");
+    Path log = new Path(Files.createTempDirectory("wal-files").toUri());
+    stream = new Path(log, "stream-0");
     fs.mkdirs(stream);
+    fs.create(new Path(log, WalFiles.SEALS_FAILED_WRITES)).close(); // written by this release
   }
 
   /**
@@ -47,6 +49,17 @@ class WalFilesTest {
     assertThat(WalFiles.read(fs, first).corrupt()).isTrue();
     assertThatThrownBy(() -> WalFiles.readForReplay(fs, first)).isInstanceOf(WalFiles.CorruptWalException.class)
         .hasMessageContaining("after 1 records");
+  }
+
+  /** A log of the release before seals: a failed write there left its torn record unsealed in a closed file. */
+  @Test
+  void aLogWrittenBeforeSealsReadsATornFileAsATornTail() throws IOException {
+    fs.delete(new Path(stream.getParent(), WalFiles.SEALS_FAILED_WRITES), false);
+    byte[] torn = WalFormat.frame(record(2));
+    Path failed = write(1, concat(WalFormat.frame(record(1)), java.util.Arrays.copyOf(torn, torn.length - 3)));
+    write(2, concat(torn, WalFormat.frame(record(3))));
+
+    assertThat(WalFiles.readForReplay(fs, failed)).extracting(WalRecordProto::getCommitTs).containsExactly(1L);
   }
 
   @Test

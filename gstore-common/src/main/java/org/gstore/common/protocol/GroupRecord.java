@@ -49,11 +49,14 @@ public record GroupRecord(GroupRef group, CreateMode mode, GroupPhase phase, Str
         && members.values().stream().anyMatch(m -> m.is(MemberState.Status.JOINED));
   }
 
-  /** This record with every member's answer forgotten ({@code PENDING}): a restart asks each of them again. */
-  public GroupRecord withAnswersForgotten() {
-    TreeMap<Key, MemberState> pending = new TreeMap<>();
-    members.keySet().forEach(k -> pending.put(k, MemberState.PENDING));
-    return new GroupRecord(group, mode, phase, createRequest, pending, failure, endedAt, leaseMillis);
+  /**
+   * This record with every join forgotten ({@code PENDING}): a restart asks those members again. Refusals stay, so
+   * the record never {@linkplain #countsJoins() counts a join}.
+   */
+  public GroupRecord withJoinsForgotten() {
+    TreeMap<Key, MemberState> answers = new TreeMap<>(members);
+    answers.replaceAll((k, m) -> m.is(MemberState.Status.JOINED) ? MemberState.PENDING : m);
+    return new GroupRecord(group, mode, phase, createRequest, answers, failure, endedAt, leaseMillis);
   }
 
   /** Members with the given status. */

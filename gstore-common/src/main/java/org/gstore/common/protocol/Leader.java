@@ -142,7 +142,11 @@ final class Leader {
         g.members.put(ja.member(), MemberState.refused(ja.refusal()));
       }
     } else if (m.is(MemberState.Status.REFUSED)) {
-      // A duplicate J reached the key after it became free: the group already counts it as refused.
+      // A duplicate J reached the key after it became free: the group already counts it as refused, and undoes
+      // the join. The refusal is logged before that D leaves: a leader that reloaded the group without it (a
+      // restart, a move of the leader key) would ask the member again, get this very yield, count it joined, and
+      // the D, arriving later, would free a member of an active group.
+      persist(g);
       fx.send(new Delete(ja.group(), ja.member()));
     } else {
       if (m.is(MemberState.Status.PENDING)) {
@@ -350,9 +354,10 @@ final class Leader {
       if (groups.get(g.ref.id()) == g) {
         GroupRecord next = g.toRecord();
         if (next.phase() == GroupPhase.CREATING) {
-          // Answers are logged with the next phase, not with CREATING: a restart asks again. The answers of the
+          // Joins are logged with the next phase, not with CREATING: a restart asks again. The joins of the
           // leader's own keys, taken in this very step, would otherwise tie this write to theirs (WriteOrder).
-          next = next.withAnswersForgotten();
+          // Refusals are kept: one is logged when a D depends on it (onJoinAck).
+          next = next.withJoinsForgotten();
         }
         if (repairedByRestart(g.logged, next)) {
           fx.persistDeferred(new StateChange.PutGroup(next));

@@ -727,6 +727,49 @@ class KeyGroupingScenariosTest {
     assertThat(net.owner("F").group()).isEqualTo(g.group());
   }
 
+  /**
+   * A member refused while its group is being created, then freed: a duplicate J joins it late and the leader
+   * answers that JA with an unlogged D. The leader key moves before the D arrives. The next host must not count the
+   * member joined (it would ask again, get the same yield, and the late D would then free a member of an active
+   * group): the refusal that the D stands on is logged before the D leaves. Found by the simulation, seed
+   * 10510329928146.
+   */
+  @Test
+  void aLateJoinOfARefusedMemberIsUndoneAndTheRefusalOutlivesALeaderMove() {
+    ScriptedNetwork net = twoNodes();
+    GroupId other = net.create("other", "G", CreateMode.ATOMIC, "G", "F");
+    net.settle(1_000);
+    GroupId g = net.create("g", "L", CreateMode.ATOMIC, "L", "F", "H");
+    net.take(is(Join.class, "H")); // lost: g stays CREATING
+    Packet joinF = net.takeOne(is(Join.class, "F")); // duplicated by the network: one copy now, one later
+    net.deliver(joinF);
+    Packet refusal = net.takeOne(is(JoinAck.class, "F"));
+    assertThat(((JoinAck) refusal.message()).joined()).isFalse();
+    net.deliver(refusal);
+    net.deliverAll(); // L's own handshake
+    net.delete(other);
+    net.deliverAll();
+    assertThat(net.owner("F")).as("F is free again").isNull();
+
+    net.deliver(joinF); // the late copy: F joins g
+    net.deliver(net.takeOne(is(JoinAck.class, "F"))); // the leader counts F refused and undoes the join
+    Packet lateDelete = net.takeOne(is(Delete.class, "F")); // delayed
+    net.take(m -> true); // everything else is lost
+
+    net.move("L", "n3");
+    net.settle(5_000);
+    net.deliver(lateDelete);
+    net.settle(5_000);
+
+    GroupRecord record = net.group(g);
+    if (record.phase() == GroupPhase.ACTIVE) {
+      assertThat(net.owner("F")).as("an active group's joined member is held by it").isNotNull();
+    }
+    assertThat(record.phase()).as("the refusal stands: the atomic create fails").isEqualTo(GroupPhase.ENDED);
+    assertThat(record.failure()).contains("atomic creation failed");
+    assertThat(net.cluster.durable.owners).as("no key is left held").isEmpty();
+  }
+
   @Test
   void aKeyHeldByAnotherGroupIsRefusedWithItsHolderAndNotFreed() {
     ScriptedNetwork net = twoNodes();

@@ -84,7 +84,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final TransactionManager transactions;
   private final InstanceLog instanceLog;
   private final PersistenceHeartbeat heartbeat;
-  private final HeartbeatThread heartbeatThread;
+  private final ServerBeats beats;
   private final ThresholdAlerts alerts;
   private final ClientWaiters waiters = new ClientWaiters();
   private final StepWriter writer;
@@ -92,7 +92,6 @@ public final class GStoreServer implements GroupService, Closeable {
   private final RegionLifecycle regions;
   private final GroupDeletes deletes;
   private final GroupLeases leases;
-  private final HeartbeatThread alertThread;
   private final Path walRoot;
   private final FileSystem walFs;
   private final LoggedStateStore stateLog; // protocol state logged before the tables (protocol.log=wal), or null
@@ -183,14 +182,7 @@ public final class GStoreServer implements GroupService, Closeable {
         host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
     ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
         recoveryZnodes, System::currentTimeMillis, regions::longestReplayWaitMillis);
-    LoggedStateStore protocolLog = stateLog;
-    this.heartbeatThread = new HeartbeatThread(() -> {
-      watch.beat();
-      if (protocolLog != null) {
-        protocolLog.relogMarkIfPinning();
-      }
-    }, config.recoveryHeartbeatMillis(), threads("persistence"));
-    this.alertThread = new HeartbeatThread(watch::check, config.recoveryHeartbeatMillis(), threads("alerts"));
+    this.beats = new ServerBeats(watch, stateLog, config.recoveryHeartbeatMillis(), this::threads);
     this.deletes = new GroupDeletes(self, handover, releaseGate, runtime, outbox, writer::letOut,
         threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, wal::checkNotFenced, deletes::delete,
@@ -222,8 +214,7 @@ public final class GStoreServer implements GroupService, Closeable {
     peers.register(self, new InetSocketAddress(advertised, bound.getPort()));
     instanceLog.register(); // before any region here takes a write
     peers.warnIfUnauthenticated();
-    heartbeatThread.start();
-    alertThread.start();
+    beats.start();
     LOG.info("G-Store {} peer {} listening on {}:{}; {}", GStoreVersion.current(), self, advertised, bound.getPort(),
         secrets.fingerprints());
     runtime.start();
@@ -382,8 +373,7 @@ public final class GStoreServer implements GroupService, Closeable {
   public void close() {
     leases.close();
     runtime.close();
-    heartbeatThread.stop();
-    alertThread.stop();
+    beats.stop();
     regions.close();
     deletes.close();
     writer.close();
@@ -394,7 +384,7 @@ public final class GStoreServer implements GroupService, Closeable {
     boolean persisted = !aborting && checkpointed && shipper.ledger().pendingCount() == 0; // quarantined included
     instanceLog.close(crashed, persisted, shipper.ledger().pendingCount());
     peers.retire(); // publishes nothing more; its session serves the unregistering, then closes
-    heartbeatThread.afterStopped(() -> {
+    beats.afterStopped(() -> {
       if (!crashed && !aborting) {
         GStoreServers.unlessRestarted(serverName, instanceLog::unregister);
       }

@@ -82,10 +82,8 @@ public final class StepWriter implements Closeable {
   private final Store store;
   private final ServerFence fence;
   private final Consumer<WalFencedException> onFenced;
-  /** Why nothing more is written or let out (a recovery fenced this server, a drain failed), or null. */
-  private volatile String halted;
-  /** Held while effects leave, and to halt: no effect leaves after {@link #halt} returns. */
-  private final Object releasing = new Object();
+  /** Every effect leaves through it; closed when a recovery fenced this server or a drain failed. */
+  private final HaltGate gate = new HaltGate();
   /** Barriers not completed yet: a halt fails them at once. */
   private final Set<CompletableFuture<Void>> pendingBarriers = ConcurrentHashMap.newKeySet();
   private final FenceUpdates fences;
@@ -158,12 +156,7 @@ public final class StepWriter implements Closeable {
    * hand), and every drain fails. The caller makes the server stop as if it had crashed.
    */
   void halt(String why) {
-    synchronized (releasing) { // once this returns, no effect leaves
-      if (halted == null) {
-        halted = why;
-        LOG.error("G-Store lets nothing out any more: {}", why);
-      }
-    }
+    gate.halt(why);
     failPendingBarriers();
     // the write in hand (an HBase call retrying against unavailable state tables, say) stops at its next wait
     // rather than land later still; one that reached its region server already may land, and lets nothing out
@@ -172,25 +165,19 @@ public final class StepWriter implements Closeable {
 
   /**
    * Runs {@code effects} (sending what the server decided earlier: a deleted group's held releases) unless this
-   * writer is halted, under {@link #halt}'s lock, so that once a halt returns none leaves. Returns whether they ran.
+   * writer is halted ({@link HaltGate}), so that once a halt returns none leaves. Returns whether they ran.
    */
   boolean letOut(Runnable effects) {
-    synchronized (releasing) {
-      if (halted != null) {
-        return false;
-      }
-      effects.run();
-      return true;
-    }
+    return gate.letOut(effects);
   }
 
   /** Whether nothing is written or let out any more ({@link #halt}, or this server was found fenced). */
   boolean halted() {
-    return halted != null;
+    return gate.halted();
   }
 
   private void failPendingBarriers() {
-    String why = halted != null ? halted : "G-Store is stopping here";
+    String why = gate.halted() ? gate.why() : "G-Store is stopping here";
     pendingBarriers.forEach(b -> fail(b, why));
   }
 
@@ -200,31 +187,21 @@ public final class StepWriter implements Closeable {
    * Called by the protocol thread only.
    */
   void submit(Step step) {
-    if (step.isEmpty() || halted != null) {
+    if (step.isEmpty() || gate.halted()) {
       return; // a fenced server's clients time out, as a dead server's do
     }
     if (step.reservesUids()) {
       reservationsUnwritten.incrementAndGet();
     }
     if (!step.early().isEmpty()) {
-      if (reservationsUnwritten.get() == 0 && sendEarly(step)) {
+      List<Datagram> early = step.early();
+      if (reservationsUnwritten.get() == 0 && gate.letOut(() -> early.forEach(send))) {
         step = step.withEarlySent();
       } else {
         step = step.withoutEarly();
       }
     }
     thread.add(step);
-  }
-
-  /** Sends a step's early datagrams unless halted; once {@link #halt} returns, none leaves. */
-  private boolean sendEarly(Step step) {
-    synchronized (releasing) {
-      if (halted != null) {
-        return false;
-      }
-      step.early().forEach(send);
-      return true;
-    }
   }
 
   /**
@@ -235,7 +212,7 @@ public final class StepWriter implements Closeable {
     CompletableFuture<Void> done = new CompletableFuture<>();
     pendingBarriers.add(done);
     thread.add(done);
-    if (halted != null || thread.isClosed()) {
+    if (gate.halted() || thread.isClosed()) {
       failPendingBarriers();
     }
     return done;
@@ -305,23 +282,14 @@ public final class StepWriter implements Closeable {
   private void finish(List<Object> batch, WritePlan plan, Runnable reservationsDurable) {
     reservationsDurable.run();
     carried = plan.later();
-    if (halted != null) {
+    if (gate.halted()) {
       failPendingBarriers();
       return;
     }
     fences.apply(plan.now());
-    synchronized (releasing) {
-      if (halted != null || thread.isClosed()) {
-        failPendingBarriers();
-        return;
-      }
-      for (Object o : batch) {
-        if (o instanceof Step s) {
-          release(s);
-        } else if (o != WRITE_CARRIED) {
-          pass(barrier(o));
-        }
-      }
+    if (thread.isClosed() || !gate.letOut(() -> releaseAll(batch))) {
+      failPendingBarriers();
+      return;
     }
     if (!carried.isEmpty() && !lingering) {
       lingering = true;
@@ -348,23 +316,24 @@ public final class StepWriter implements Closeable {
    * of its writes does not touch them.
    */
   private boolean releaseHead(List<Object> batch, int head) {
-    synchronized (releasing) {
-      if (halted != null || thread.isClosed()) {
-        return false;
-      }
-      for (Object o : batch.subList(0, head)) {
-        if (o instanceof Step s) {
-          release(s);
-        }
-      }
+    List<Object> released = batch.subList(0, head);
+    if (thread.isClosed() || !gate.letOut(() -> releaseAll(released))) {
+      return false;
     }
-    batch.subList(0, head).clear();
+    released.clear();
     return true;
   }
 
-  private void release(Step step) {
-    step.datagrams().forEach(send);
-    step.replies().forEach(answer);
+  /** Sends the steps' datagrams and answers and passes the barriers, in order. */
+  private void releaseAll(List<Object> items) {
+    for (Object o : items) {
+      if (o instanceof Step s) {
+        s.datagrams().forEach(send);
+        s.replies().forEach(answer);
+      } else if (o != WRITE_CARRIED) {
+        pass(barrier(o));
+      }
+    }
   }
 
   /**
@@ -373,7 +342,7 @@ public final class StepWriter implements Closeable {
    */
   private boolean durableAndNotFenced(List<StateChange> changes) {
     long backoff = 50;
-    while (!thread.isClosed() && halted == null) {
+    while (!thread.isClosed() && !gate.halted()) {
       try {
         long start = System.nanoTime();
         if (!changes.isEmpty()) {

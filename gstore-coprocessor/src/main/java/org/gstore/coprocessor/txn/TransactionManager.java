@@ -174,9 +174,9 @@ public final class TransactionManager {
       return CommitOutcome.failed(TxnOutcome.NO_GROUP, "no active group " + id);
     }
     cache.awaitSettled(waitMillis);
-    Earlier lookedUp = null;
+    EarlierOutcome lookedUp = null;
     while (true) {
-      Earlier earlier;
+      EarlierOutcome earlier;
       cache.commitLock.lock();
       long start = System.nanoTime();
       try {
@@ -189,7 +189,7 @@ public final class TransactionManager {
         if (cache.inDoubt() != null) { // a commit went in doubt since we waited: it may be this one
           throw cache.awaitingOutcome();
         }
-        earlier = earlierOutcome(cache, txnId, seenIncarnation, seenTs, lookedUp);
+        earlier = EarlierOutcome.of(cache, txnId, seenIncarnation, seenTs, lookedUp);
         if (!earlier.needsLookup()) {
           if (earlier.outcome() != null) {
             return earlier.outcome();
@@ -215,51 +215,9 @@ public final class TransactionManager {
         cache.lookupEnded(txnId);
         throw e;
       }
-      lookedUp = new Earlier(ts.isPresent() ? CommitOutcome.committed(ts.getAsLong(), 0) : null,
+      lookedUp = new EarlierOutcome(ts.isPresent() ? CommitOutcome.committed(ts.getAsLong(), 0) : null,
           earlier.lookUpThrough());
     }
-  }
-
-  /**
-   * What the transaction's earlier attempts came to, as far as the commit lock's holder can tell: an outcome, none
-   * ({@code outcome} null), or that the durable record must be read first ({@link #needsLookup}), for the commits
-   * forgotten up to {@code lookUpThrough}.
-   */
-  private record Earlier(CommitOutcome outcome, long lookUpThrough) {
-    static final long NO_LOOKUP = -1;
-
-    boolean needsLookup() {
-      return lookUpThrough != NO_LOOKUP;
-    }
-  }
-
-  /**
-   * The outcome the transaction already has: from the cache's memory when that tells (nearly always: the commit's
-   * first attempt, or a retry to the same leader), otherwise from the durable record, read off the lock by
-   * {@link OutcomeLookups} once every commit this cache forgot and that might be this one is shipped. While a lookup
-   * ({@code lookedUp}) runs, no other attempt of the transaction may commit ({@link #validateAndLog}), so its answer
-   * holds however many outcomes are forgotten meanwhile: a commit of the transaction made before it began is in
-   * memory or among those it waited for. A group being deleted answers from memory only: its commits are still being
-   * shipped, so the record may lack one; its callers retry until the delete is done, when the record has them all.
-   * With the commit lock held.
-   */
-  private Earlier earlierOutcome(GroupCache cache, String txnId, long seenIncarnation, long seenTs, Earlier lookedUp)
-      throws IOException {
-    CommitOutcome remembered = cache.recentOutcome(txnId);
-    if (remembered != null || cache.remembersEveryCommitAfter(seenIncarnation, seenTs)) {
-      return new Earlier(remembered, Earlier.NO_LOOKUP);
-    }
-    if (cache.closed() == GroupCache.Closed.RELEASED) {
-      throw new RegionTooBusyException("group " + cache.group.id() + " is being deleted; retry to learn whether"
-          + " this commit took effect before");
-    }
-    if (lookedUp == null) {
-      return new Earlier(null, cache.forgottenUpTo());
-    }
-    if (lookedUp.outcome() != null) {
-      cache.remember(txnId, lookedUp.outcome());
-    }
-    return new Earlier(lookedUp.outcome(), Earlier.NO_LOOKUP);
   }
 
   /** Validates a transaction with no earlier outcome and, if it may commit, logs and applies it. With the lock. */

@@ -270,8 +270,9 @@ class StepWriterTest {
     sending.await();
     java.util.concurrent.CompletableFuture<Void> halting =
         java.util.concurrent.CompletableFuture.runAsync(() -> writer.halt("planted"));
-    Thread.sleep(200); // NOPMD: nothing to poll; the halt must still wait for the effects in progress
-    assertThat(halting).as("a halt returns only once nothing more can leave").isNotDone();
+    org.awaitility.Awaitility.await("a halt returns only once nothing more can leave")
+        .during(java.time.Duration.ofMillis(200)).atMost(java.time.Duration.ofSeconds(5))
+        .until(() -> !halting.isDone());
     sent.countDown();
     halting.get(10, TimeUnit.SECONDS);
     releaser.join();

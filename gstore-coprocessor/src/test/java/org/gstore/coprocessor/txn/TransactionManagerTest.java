@@ -408,8 +408,8 @@ class TransactionManagerTest {
         throw new CompletionException(e);
       }
     });
-    Thread.sleep(500); // NOPMD: nothing to poll for; the close must still be waiting after a while
-    assertThat(closing).as("the leader region does not close without the commit in HBase").isNotDone();
+    Awaitility.await("the leader region does not close without the commit in HBase")
+        .during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> !closing.isDone());
 
     refusedValue = null; // the operator lifts the cause
     assertThat(shipper.ledger().retryQuarantined(Long.MAX_VALUE / 2)).isEqualTo(1);

@@ -24,6 +24,7 @@ import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Uid;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,6 +34,7 @@ class SharedWalTest {
   /** A local file system whose files take writes but never flush: a pipeline that cannot be rebuilt. */
   private static final class NeverFlushes extends FilterFileSystem {
     volatile boolean failing;
+    final java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
 
     NeverFlushes(FileSystem local) {
       super(local);
@@ -53,6 +55,7 @@ class SharedWalTest {
         @Override
         public void flush() throws IOException {
           if (failing) {
+            failed.incrementAndGet();
             throw new IOException("planted: no datanode takes the block");
           }
           real.hflush();
@@ -69,15 +72,28 @@ class SharedWalTest {
   private static final GroupRef GROUP = new GroupRef(new GroupId("g", Key.of("t", "L")),
       new Uid(new NodeId("n1"), 1));
 
+  private final Configuration conf = new Configuration();
+  private NeverFlushes fs;
+  private Path root;
+
+  @BeforeEach
+  void localFileSystem() throws IOException {
+    fs = new NeverFlushes(FileSystem.getLocal(conf));
+    fs.setConf(conf);
+    root = new Path(Files.createTempDirectory("shared-wal").toUri());
+  }
+
+  /** A WAL of one stream on {@link #fs} that gives up after {@code giveUpMillis} of failed writes. */
+  private SharedWal wal(String name, long giveUpMillis, java.util.function.Consumer<WalStoppedException> stopped)
+      throws IOException {
+    return new SharedWal(fs, root, 1, 1 << 20, false, giveUpMillis, new WalMetrics(MetricRegistries.global()
+        .create(new MetricRegistryInfo(name, "test", "test", "test", false))), stopped);
+  }
+
   @Test
   void aStreamThatKeepsFailingGivesUpAndStopsTheServerInsteadOfRetryingWithoutEnd() throws Exception {
-    Configuration conf = new Configuration();
-    NeverFlushes fs = new NeverFlushes(FileSystem.getLocal(conf));
-    fs.setConf(conf);
-    Path root = new Path(Files.createTempDirectory("shared-wal").toUri());
     List<WalStoppedException> stops = new CopyOnWriteArrayList<>();
-    SharedWal wal = new SharedWal(fs, root, 1, 1 << 20, false, 500, new WalMetrics(MetricRegistries.global()
-        .create(new MetricRegistryInfo("SharedWalTest", "test", "test", "test", false))), stops::add);
+    SharedWal wal = wal("SharedWalTest", 500, stops::add);
     try {
       assertThat(wal.append(GROUP, new byte[] {1}).get(10, TimeUnit.SECONDS).seq()).isZero();
 
@@ -100,17 +116,13 @@ class SharedWalTest {
   /** A write that failed seals its file at what was durable; the files then read back whole, nothing corrupt. */
   @Test
   void aFailedWriteSealsItsFileAndTheLogReadsBackWhole() throws Exception {
-    Configuration conf = new Configuration();
-    NeverFlushes fs = new NeverFlushes(FileSystem.getLocal(conf));
-    fs.setConf(conf);
-    Path root = new Path(Files.createTempDirectory("shared-wal").toUri());
-    SharedWal wal = new SharedWal(fs, root, 1, 1 << 20, false, 60_000, new WalMetrics(MetricRegistries.global()
-        .create(new MetricRegistryInfo("SharedWalTest2", "test", "test", "test", false))), stopped -> { });
+    SharedWal wal = wal("SharedWalTest2", 60_000, stopped -> { });
     try {
       wal.append(GROUP, record(1)).get(10, TimeUnit.SECONDS);
       fs.failing = true;
       java.util.concurrent.CompletableFuture<org.gstore.recovery.WalPosition> second = wal.append(GROUP, record(2));
-      Thread.sleep(300); // NOPMD: a few failed attempts
+      org.awaitility.Awaitility.await("a few failed attempts").atMost(Duration.ofSeconds(10))
+          .until(() -> fs.failed.get() >= 3);
       fs.failing = false;
       assertThat(second.get(10, TimeUnit.SECONDS).seq()).isEqualTo(1);
       wal.append(GROUP, record(3)).get(10, TimeUnit.SECONDS);

@@ -176,14 +176,20 @@ class UpdateShipperTest {
     }
   }
 
-  @Test
-  void withAsyncWalShippedCommitsAreHeldUntilPersistedAndShippedAgainWhenAServerDies() throws Exception {
+  /** A shipper with {@code ASYNC_WAL} that has shipped commits "a" and "b" (shipments 0 and 1). */
+  private UpdateShipper asyncShipperThatShippedTwo() throws Exception {
     UpdateShipper shipper = new UpdateShipper(hbaseRefusing("none"), new OwnerToken(new byte[32]),
         Durability.ASYNC_WAL, 1);
+    shipper.ship(commit("a", 0));
+    shipper.ship(commit("b", 1));
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().shippedThrough() == 1);
+    return shipper;
+  }
+
+  @Test
+  void withAsyncWalShippedCommitsAreHeldUntilPersistedAndShippedAgainWhenAServerDies() throws Exception {
+    UpdateShipper shipper = asyncShipperThatShippedTwo();
     try {
-      shipper.ship(commit("a", 0));
-      shipper.ship(commit("b", 1));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().shippedThrough() == 1);
       assertThat(shipper.ledger().pendingCount()).as("shipped, not yet persisted").isEqualTo(2);
       assertThat(shipper.ledger().walNeededAbove(0)).isEqualTo(-1);
 
@@ -208,12 +214,8 @@ class UpdateShipperTest {
    */
   @Test
   void withAsyncWalOutcomeRowsArePersistedBeforeTheCommitCountsAsShipped() throws Exception {
-    UpdateShipper shipper = new UpdateShipper(hbaseRefusing("none"), new OwnerToken(new byte[32]),
-        Durability.ASYNC_WAL, 1);
+    UpdateShipper shipper = asyncShipperThatShippedTwo();
     try {
-      shipper.ship(commit("a", 0));
-      shipper.ship(commit("b", 1));
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().shippedThrough() == 1);
       assertThat(applied).as("the commits' own writes keep the shipper's durability").containsExactly("a", "b");
       assertThat(outcomeDurabilities).hasSize(2).containsOnly(Durability.SYNC_WAL);
     } finally {

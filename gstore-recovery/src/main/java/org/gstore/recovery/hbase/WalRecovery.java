@@ -3,7 +3,6 @@ package org.gstore.recovery.hbase;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -82,7 +81,7 @@ public final class WalRecovery {
   private final ReplayWriter writer;
   private final ProtocolReplay protocol;
   private final LogFencer fencer;
-  private final long retainMillis;
+  private final RecoveredLogs recovered;
   /** How long one attempt tries one log (its lock, its leases, its writes) before it fails. */
   private final long attemptMillis;
   /** The replays of dead logs' commits, in the background: a failed one is tried again an attempt time later. */
@@ -117,7 +116,7 @@ public final class WalRecovery {
     this.writer = new ReplayWriter(applier, attemptMillis, this::pause);
     this.fencer = new LogFencer(fs, root, attemptMillis, this::pause);
     this.protocol = new ProtocolReplay(fs, root, stateTables, znodes, fencer, attemptMillis, this::pause);
-    this.retainMillis = retainMillis;
+    this.recovered = new RecoveredLogs(fs, root, znodes, retainMillis);
   }
 
   /** Replays every log a pass can reach, whatever groups they hold, waiting for each attempt (tools and tests). */
@@ -152,7 +151,7 @@ public final class WalRecovery {
       Map<String, ClaimStore.Flushed> current = coordination.flushed();
       for (FileStatus dir : fs.listStatus(root)) {
         String name = dir.getPath().getName();
-        String log = logOf(name);
+        String log = RecoveredLogs.logOf(name);
         if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog)
             || LogId.mayStillBeWritten(log, selfServer, live, current)) {
           continue;
@@ -182,7 +181,7 @@ public final class WalRecovery {
           }
         }
       }
-      forgetOld(live);
+      recovered.forgetOld(live);
     }
     if (!notReplayed.isEmpty()) {
       throw new IOException("G-Store cannot replay yet the WAL of " + String.join(", ", notReplayed)
@@ -233,7 +232,7 @@ public final class WalRecovery {
     List<String> notReplayed = new ArrayList<>();
     for (FileStatus dir : fs.listStatus(root)) {
       String name = dir.getPath().getName();
-      String log = logOf(name);
+      String log = RecoveredLogs.logOf(name);
       if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog) || !logs.test(log)
           || LogId.mayStillBeWritten(log, selfServer, live, current) || protocol.inTables(log)) {
         continue;
@@ -349,48 +348,6 @@ public final class WalRecovery {
         + " in their group), in {} ms", server, files.size(), replayed - skipped, skipped,
         System.currentTimeMillis() - start);
     return true;
-  }
-
-  /**
-   * Deletes recovered logs older than the retention, with their dead server's thresholds (never a live server's:
-   * an earlier instance's log is recovered while the server runs on).
-   */
-  private synchronized void forgetOld(Set<String> live) throws IOException {
-    long now = System.currentTimeMillis();
-    Set<String> deletedFrom = new HashSet<>();
-    for (FileStatus dir : fs.listStatus(root)) {
-      String name = dir.getPath().getName();
-      int at = name.indexOf(RECOVERED);
-      if (at >= 0 && now - parseTime(name.substring(at + RECOVERED.length())) > retainMillis) {
-        deletedFrom.add(LogId.serverOf(name.substring(0, at)));
-        fs.delete(dir.getPath(), true);
-      }
-    }
-    for (FileStatus dir : fs.listStatus(root)) {
-      deletedFrom.remove(LogId.serverOf(logOf(dir.getPath().getName())));
-    }
-    for (String server : deletedFrom) {
-      if (!live.contains(server)) { // dead, and its every log long replayed: its thresholds hold nothing back
-        coordination.forget(server);
-      }
-    }
-  }
-
-  /** The log a WAL directory holds, whether it is being written, fenced or replayed. */
-  private static String logOf(String dirName) {
-    int recovered = dirName.indexOf(RECOVERED);
-    if (recovered >= 0) {
-      return dirName.substring(0, recovered);
-    }
-    return dirName.endsWith(RECOVERING) ? dirName.substring(0, dirName.length() - RECOVERING.length()) : dirName;
-  }
-
-  private static long parseTime(String s) {
-    try {
-      return Long.parseLong(s);
-    } catch (NumberFormatException e) {
-      return 0; // not ours to keep
-    }
   }
 
   private void pause(long millis) throws IOException {

@@ -226,7 +226,7 @@ class ProcessClusterIT {
     return names;
   }
 
-  private static void deleteRecursively(Path dir) throws IOException {
+  static void deleteRecursively(Path dir) throws IOException {
     if (Files.exists(dir)) {
       try (var paths = Files.walk(dir)) {
         for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * does not cover it. The WAL keeps every record not yet handed over or still held ({@link #walNeededAbove}).
  *
  * <p>A commit HBase refuses for good is <em>quarantined</em> ({@link #refused}): kept in the WAL, shipped again
- * every {@link #QUARANTINE_RETRY_MILLIS} ({@link #retryQuarantined}), never dropped, and still held: its group's
+ * every {@link #quarantineRetryMillis} ({@link #retryQuarantined}), never dropped, and still held: its group's
  * deletes and leader-region closes wait for it, since a release would fence its retries out for good and a
  * handover would load the group without it ({@link #quarantineCause} says why, for the errors they give).
  *
@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShipmentLedger {
   private static final Logger LOG = LoggerFactory.getLogger(ShipmentLedger.class);
-  /** How often quarantined commits are shipped again. */
-  public static final long QUARANTINE_RETRY_MILLIS = 60_000;
+  /** How often quarantined commits are shipped again, unless set ({@code gstore.shipper.quarantine.retry.ms}). */
+  public static final long DEFAULT_QUARANTINE_RETRY_MILLIS = 60_000;
 
   private final boolean persistedWhenShipped;
   private final Consumer<Shipment> shipAgain;
@@ -62,6 +62,7 @@ public final class ShipmentLedger {
   private long nextShipment;
   private long shippedThrough = -1;
   private long lastQuarantineRetry = Long.MIN_VALUE;
+  private long quarantineRetryMillis = DEFAULT_QUARANTINE_RETRY_MILLIS;
   private long shippedAgain;
   private long persistedOnDrain;
   private long refusals;
@@ -167,13 +168,25 @@ public final class ShipmentLedger {
     notifyAll();
   }
 
+  /** How often quarantined commits are shipped again ({@link #retryQuarantined}). */
+  public synchronized long quarantineRetryMillis() {
+    return quarantineRetryMillis;
+  }
+
+  public synchronized void quarantineRetryMillis(long millis) {
+    if (millis <= 0) {
+      throw new IllegalArgumentException("a quarantine retry period must be positive, not " + millis);
+    }
+    quarantineRetryMillis = millis;
+  }
+
   /** HBase refused {@code s} for good, saying {@code because}: quarantine it (see the class comment). */
   public synchronized void refused(Shipment s, String because) {
     LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
         + " refuses its writes for good ({}). It stays in the WAL and is shipped again every {} s; the group takes no"
         + " commit, release or region move until it lands. Fix the cause, see docs/operations.md, \"Quarantined"
         + " commits\"", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq(), because,
-        QUARANTINE_RETRY_MILLIS / 1000);
+        quarantineRetryMillis / 1000);
     quarantined.add(s);
     refusedBecause.put(s, because);
     retrying.remove(s);
@@ -218,13 +231,13 @@ public final class ShipmentLedger {
   }
 
   /**
-   * Ships the quarantined commits again if {@link #QUARANTINE_RETRY_MILLIS} passed since the last time: those whose
+   * Ships the quarantined commits again if {@link #quarantineRetryMillis} passed since the last time: those whose
    * cause was fixed land and are held as any shipped commit; the others are quarantined again. Returns how many were
    * shipped again.
    */
   public synchronized int retryQuarantined(long now) {
     if (quarantined.isEmpty() || (lastQuarantineRetry != Long.MIN_VALUE
-        && now - lastQuarantineRetry < QUARANTINE_RETRY_MILLIS)) {
+        && now - lastQuarantineRetry < quarantineRetryMillis)) {
       return 0;
     }
     lastQuarantineRetry = now;

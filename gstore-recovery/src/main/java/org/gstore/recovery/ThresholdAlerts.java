@@ -29,7 +29,7 @@ public final class ThresholdAlerts {
         + " and check its log for persistence heartbeat failures; a server that is stuck may need a restart"),
     COMMIT_QUARANTINED("HBase refuses a commit for good (a column family or table dropped after it committed, a"
         + " quota): restore what it needs (docs/operations.md, \"Quarantined commits\"); it is retried every"
-        + " minute"),
+        + " gstore.shipper.quarantine.retry.ms (a minute by default)"),
     HEARTBEAT_FAILING("the persistence heartbeat fails at every beat, or one beat does not finish (ZooKeeper or"
         + " HBase's WAL sync unavailable or hung): check the region server's connection to ZooKeeper and its log"),
     REPLAY_BLOCKED("a region opened here waits for the replay of a dead server's G-Store WAL, and the groups it leads"

@@ -13,6 +13,7 @@ import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Durability;
 import org.gstore.common.protocol.ProtocolConfig;
 import org.gstore.common.wire.DatagramCodec;
+import org.gstore.recovery.ShipmentLedger;
 
 /**
  * Every {@code gstore.*} setting of the region-server side, read once from the region server's configuration
@@ -42,6 +43,7 @@ public record GStoreConfig(
     int maxRowBytes,
     Durability shipperDurability,
     long shipperDelayMillis,
+    long quarantineRetryMillis,
     long recoveryRetainMillis,
     long recoveryHeartbeatMillis,
     long recoveryZombieWindowMillis,
@@ -105,6 +107,8 @@ public record GStoreConfig(
   public static final String SHIPPER_DURABILITY = "gstore.shipper.durability";
   /** Test-only: holds every commit this long before shipping, so a test can crash a server with commits unshipped. */
   public static final String SHIPPER_DELAY_MS = "gstore.shipper.delay.ms";
+  /** How often commits HBase refused for good (quarantined) are shipped again. */
+  public static final String SHIPPER_QUARANTINE_RETRY_MS = "gstore.shipper.quarantine.retry.ms";
   /**
    * Where protocol state becomes durable first: {@code table} (each step's records written to the state tables
    * before its messages leave) or {@code wal} (logged in the shared WAL, checkpointed to the tables in the
@@ -208,6 +212,7 @@ public record GStoreConfig(
         maxRowBytes,
         durability(conf),
         longIn(conf, SHIPPER_DELAY_MS, 0, 0, 600_000),
+        longIn(conf, SHIPPER_QUARANTINE_RETRY_MS, ShipmentLedger.DEFAULT_QUARANTINE_RETRY_MILLIS, 1_000, 3_600_000),
         longIn(conf, RECOVERY_RETAIN_MS, 600_000, 1_000, 7L * 24 * 3_600_000),
         longIn(conf, RECOVERY_HEARTBEAT_MS, 5_000, 10, 600_000),
         longIn(conf, RECOVERY_ZOMBIE_WINDOW_MS,

@@ -144,6 +144,7 @@ public final class GStoreServer implements GroupService, Closeable {
     this.wal = instanceLog.wal();
     this.shipper = new UpdateShipper(hbase, ownerToken, config.shipperDurability(), wal.streams(),
         config.shipperDelayMillis());
+    shipper.ledger().quarantineRetryMillis(config.quarantineRetryMillis());
     // a replay must be persisted before the groups it restores serve again: SYNC_WAL whatever the shipper uses
     WalRecovery recovery = new WalRecovery(walFs, walRoot, log, recoveryZnodes,
         new CommitApplier(hbase, ownerToken, Durability.SYNC_WAL,

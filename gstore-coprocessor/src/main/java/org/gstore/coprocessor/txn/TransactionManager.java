@@ -231,7 +231,7 @@ public final class TransactionManager {
     }
     Optional<String> quarantined = shipper.ledger().quarantineCause(cache.group);
     if (quarantined.isPresent()) { // its commits would pile up in the WAL behind it, likely refused alike
-      throw new RegionTooBusyException(UpdateShipper.quarantinedMessage(cache.group, quarantined.get()));
+      throw new RegionTooBusyException(shipper.quarantinedMessage(cache.group, quarantined.get()));
     }
     CommitOutcome refused = validate(cache, txnId, seenIncarnation, reads, writes);
     if (refused != null) {

@@ -149,10 +149,10 @@ public final class UpdateShipper implements Closeable {
    * Why the group waits: a commit of it is quarantined ({@code because}: HBase's refusal), and what to do. Every
    * caller held back by the quarantine says this.
    */
-  public static String quarantinedMessage(GroupRef group, String because) {
+  public String quarantinedMessage(GroupRef group, String because) {
     return "a commit of group " + group.id() + " is quarantined: HBase refuses its writes for good (" + because
         + "). The group takes no commit, release or region move until it lands; it is shipped again every "
-        + ShipmentLedger.QUARANTINE_RETRY_MILLIS / 1000 + " s. Fix the cause (a dropped column family, a space"
+        + ledger.quarantineRetryMillis() / 1000 + " s. Fix the cause (a dropped column family, a space"
         + " quota, a table's coprocessor removed); see docs/operations.md, \"Quarantined commits\"";
   }
 

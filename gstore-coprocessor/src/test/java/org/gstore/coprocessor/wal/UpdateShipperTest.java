@@ -136,7 +136,7 @@ class UpdateShipperTest {
       assertThat(shipper.ledger().pendingCount()).as("held while quarantined").isEqualTo(1);
       assertThat(shipper.ledger().retryQuarantined(1)).as("not before the retry interval").isZero();
       poisoned = "none"; // the operator fixed the cause (a family added back)
-      assertThat(shipper.ledger().retryQuarantined(ShipmentLedger.QUARANTINE_RETRY_MILLIS)).isEqualTo(1);
+      assertThat(shipper.ledger().retryQuarantined(ShipmentLedger.DEFAULT_QUARANTINE_RETRY_MILLIS)).isEqualTo(1);
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 0
           && shipper.ledger().pendingCount() == 0);
       assertThat(applied).containsExactly("bad(sync)");

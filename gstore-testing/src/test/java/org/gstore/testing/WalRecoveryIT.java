@@ -2,6 +2,9 @@ package org.gstore.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.gstore.testing.DeadServerLogs.group;
+import static org.gstore.testing.DeadServerLogs.openWal;
+import static org.gstore.testing.DeadServerLogs.record;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -16,8 +19,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Durability;
-import org.apache.hadoop.hbase.metrics.MetricRegistries;
-import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
@@ -31,12 +32,7 @@ import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Uid;
 import org.gstore.common.wal.WalFormat;
-import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.OwnerToken;
-import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
-import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
-import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
-import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.recovery.hbase.RecoveryZnodes;
 import org.gstore.recovery.hbase.OutcomeTable;
@@ -44,7 +40,6 @@ import org.gstore.recovery.hbase.WalRecovery;
 import org.gstore.recovery.hbase.CommitApplier;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.recovery.hbase.WalFiles;
-import org.gstore.coprocessor.wal.WalMetrics;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -348,11 +343,6 @@ class WalRecoveryIT {
     }
   }
 
-  private static SharedWal openWal(FileSystem fs, Path root, String server) throws IOException {
-    return new SharedWal(fs, new Path(root, server), 1, 1 << 16, false, 60_000, new WalMetrics(MetricRegistries.global()
-        .create(new MetricRegistryInfo("test-wal-" + server, "test", "test", "test", false))), fenced -> { });
-  }
-
   private static WalRecovery recovery(GStoreMiniCluster cluster, FileSystem fs, ZooKeeper zk) throws IOException {
     return recovery(cluster, fs, zk, WalRecovery.DEFAULT_ATTEMPT_MILLIS);
   }
@@ -370,32 +360,8 @@ class WalRecoveryIT {
         600_000, attemptMillis);
   }
 
-  private static GroupRef group(String name) {
-    return new GroupRef(new GroupId(name, Key.of("t", new byte[] {1})), new Uid(new NodeId("dead"), 1));
-  }
-
-  /** A commit record of {@code group}; with a table, it writes one cell there. */
   /** Whether a replay recorded that {@code txnId} committed, for a retry of it to find at the group's next leader. */
   private static boolean recorded(GStoreMiniCluster cluster, GroupRef group, String txnId) throws IOException {
     return new OutcomeTable(cluster.getConnection()).commitTs(group.id(), txnId).isPresent();
-  }
-
-  private static byte[] record(GroupRef group, String txnId, TableName table) {
-    return table == null ? record(group, txnId, null, new String[0]) : record(group, txnId, table, "row");
-  }
-
-  /** A commit record of {@code group} writing one cell in each of {@code rows} of {@code table}. */
-  private static byte[] record(GroupRef group, String txnId, TableName table, String... rows) {
-    WalRecordProto.Builder r = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(group))
-        .setCommitTs(System.currentTimeMillis()).setTxnId(txnId); // outcomes live a retention past it
-    for (String row : rows) {
-      r.addWrites(RowWriteProto.newBuilder()
-          .setKey(KeyProto.newBuilder().setTable(table.getNameAsString())
-              .setRow(com.google.protobuf.ByteString.copyFromUtf8(row)))
-          .addColumns(ColumnProto.newBuilder().setFamily(com.google.protobuf.ByteString.copyFromUtf8("a"))
-              .setQualifier(com.google.protobuf.ByteString.copyFromUtf8("q"))
-              .setValue(com.google.protobuf.ByteString.copyFromUtf8("v"))));
-    }
-    return r.build().toByteArray();
   }
 }

@@ -57,7 +57,10 @@ public final class GStore {
                           [--faults kill,pause,move,balance,split,restart,master|all] [--min-faults N]
                           [--down 5s] [--pause 15s] [--groups 4] [--accounts 8] [--workers 4] [--seed N]
                           (bank transfers while faults hit the process cluster, several at once now and then;
-                           checks nothing is lost or applied twice)""";
+                           checks nothing is lost or applied twice)
+             gstore check-history FILE [--consistency serializable|strict-serializable]
+                          (a list-append history, one JSON operation a line: G0, G1a, G1b, G1c, G-single, G2,
+                           lost and duplicated appends; exit 0 none, 1 anomalies, 2 unreadable)""";
 
   private interface Job {
     boolean run(Connection connection, boolean embedded) throws Exception;
@@ -82,6 +85,9 @@ public final class GStore {
       }
       if (argv[0].equals("chaos")) {
         return chaos(options(argv)) ? 0 : 1;
+      }
+      if (argv[0].equals("check-history")) {
+        return CheckHistoryCommand.run(java.util.Arrays.copyOfRange(argv, 1, argv.length), System.out, System.err);
       }
       if (argv[0].equals("groups")) {
         return groups(argv) ? 0 : 1;

@@ -1,0 +1,114 @@
+package org.gstore.history;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Finds the dependency cycles of a graph and names each by the edges it needs, one per strongly connected
+ * component and kind, each the shortest through the edge that makes it that kind: {@code G0} (write-write edges
+ * only), {@code G1c} (write-write and write-read), {@code G-single} (exactly one read-write), {@code G2} (two or
+ * more). With real time, only cycles that need a real-time edge are reported, as breaking strict serializability.
+ */
+final class CycleSearch {
+  private static final int DATA = DependencyGraph.WW | DependencyGraph.WR | DependencyGraph.RW;
+  private static final int ALL = DATA | DependencyGraph.RT;
+  /** How many read-write edges of one component are tried for a cycle with no other one. */
+  private static final int RW_TRIES_PER_COMPONENT = 64;
+
+  private final DependencyGraph graph;
+  private final List<Txn> txns;
+  private final CheckReport report;
+
+  CycleSearch(DependencyGraph graph, List<Txn> txns, CheckReport report) {
+    this.graph = graph;
+    this.txns = txns;
+    this.report = report;
+  }
+
+  /** The cycles among data dependencies. */
+  void dataCycles() {
+    int[] ww = graph.components(DependencyGraph.WW);
+    for (int edge : firstPerComponent(ww, DependencyGraph.WW).values()) {
+      found(Anomaly.Kind.G0, graph.cycleThrough(edge, DependencyGraph.WW, ww), false);
+    }
+    int[] wwr = graph.components(DependencyGraph.WW | DependencyGraph.WR);
+    for (int edge : firstPerComponent(wwr, DependencyGraph.WR).values()) {
+      found(Anomaly.Kind.G1C, graph.cycleThrough(edge, DependencyGraph.WW | DependencyGraph.WR, wwr), false);
+    }
+    int[] all = graph.components(DATA);
+    Map<Integer, List<Integer>> antiDependencies = perComponent(all, DependencyGraph.RW);
+    for (List<Integer> edges : antiDependencies.values()) {
+      List<DependencyGraph.Step> single = null;
+      for (int i = 0; i < edges.size() && i < RW_TRIES_PER_COMPONENT && single == null; i++) {
+        single = graph.cycleThrough(edges.get(i), DependencyGraph.WW | DependencyGraph.WR, all);
+      }
+      if (single != null) {
+        found(Anomaly.Kind.G_SINGLE, single, false);
+      } else {
+        found(Anomaly.Kind.G2, graph.cycleThrough(edges.get(0), DATA, all), false);
+      }
+    }
+  }
+
+  /** The cycles that need real-time edges: one per component that real time joins. */
+  void realTimeCycles() {
+    int[] data = graph.components(DATA);
+    int[] all = graph.components(ALL);
+    Map<Integer, List<Integer>> realtime = perComponent(all, DependencyGraph.RT);
+    for (List<Integer> edges : realtime.values()) {
+      for (int edge : edges) {
+        if (data[graph.from(edge)] != data[graph.to(edge)]) { // a cycle the data dependencies alone do not make
+          List<DependencyGraph.Step> cycle = graph.cycleThrough(edge, ALL, all);
+          found(kindOf(cycle), cycle, true);
+          break;
+        }
+      }
+    }
+  }
+
+  private static Anomaly.Kind kindOf(List<DependencyGraph.Step> cycle) {
+    long rw = cycle.stream().filter(s -> s.type() == DependencyGraph.RW).count();
+    if (rw == 1) {
+      return Anomaly.Kind.G_SINGLE;
+    }
+    if (rw > 1) {
+      return Anomaly.Kind.G2;
+    }
+    return cycle.stream().anyMatch(s -> s.type() == DependencyGraph.WR) ? Anomaly.Kind.G1C : Anomaly.Kind.G0;
+  }
+
+  private Map<Integer, Integer> firstPerComponent(int[] comp, int type) {
+    Map<Integer, Integer> first = new LinkedHashMap<>();
+    perComponent(comp, type).forEach((c, edges) -> first.put(c, edges.get(0)));
+    return first;
+  }
+
+  /** The edges of {@code type} inside each component, by component. */
+  private Map<Integer, List<Integer>> perComponent(int[] comp, int type) {
+    Map<Integer, List<Integer>> by = new LinkedHashMap<>();
+    for (int edge : graph.internalEdges(comp, type)) {
+      by.computeIfAbsent(comp[graph.from(edge)], c -> new java.util.ArrayList<>()).add(edge);
+    }
+    return by;
+  }
+
+  private void found(Anomaly.Kind kind, List<DependencyGraph.Step> cycle, boolean realtime) {
+    StringBuilder sb = new StringBuilder();
+    for (DependencyGraph.Step s : cycle) {
+      sb.append("\n    ").append(txns.get(s.from()).describe()).append("\n      -").append(name(s.type()))
+          .append(s.key() == null ? "" : " " + s.key()).append("->");
+    }
+    sb.append(" (the first again)");
+    report.found(new Anomaly(kind, realtime, "a cycle of " + cycle.size() + ":" + sb));
+  }
+
+  private static String name(int type) {
+    return switch (type) {
+      case DependencyGraph.WW -> "ww";
+      case DependencyGraph.WR -> "wr";
+      case DependencyGraph.RW -> "rw";
+      default -> "realtime";
+    };
+  }
+}

@@ -1,0 +1,47 @@
+package org.gstore.history;
+
+import java.io.BufferedWriter;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Writes a history, one operation a line, as {@link HistoryReader} reads it. Thread-safe: clients record their
+ * operations as they invoke and complete them, and each line's index is the order in which it was written.
+ */
+public final class HistoryWriter implements Closeable {
+  private final BufferedWriter out;
+  private long next;
+
+  public HistoryWriter(Path file) throws IOException {
+    this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+  }
+
+  /** Records an operation now (its index is assigned here); returns it as recorded. */
+  public synchronized Op record(long process, Op.Type type, String f, java.util.List<Mop> value) throws IOException {
+    Op op = new Op(next++, System.nanoTime(), process, type, f, value);
+    out.write(line(op));
+    out.newLine();
+    return op;
+  }
+
+  /** The JSON line of {@code op}. */
+  public static String line(Op op) {
+    StringBuilder sb = new StringBuilder(96).append("{\"index\":").append(op.index()).append(",\"time\":")
+        .append(op.time()).append(",\"process\":").append(op.process()).append(",\"type\":\"")
+        .append(op.type().json()).append("\",\"f\":\"").append(op.f()).append("\",\"value\":");
+    if (op.value().isEmpty() && !op.isTransactional()) {
+      sb.append("null");
+    } else {
+      sb.append(op.value());
+    }
+    return sb.append('}').toString();
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    out.close();
+  }
+}

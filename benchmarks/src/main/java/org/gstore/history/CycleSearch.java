@@ -6,15 +6,20 @@ import java.util.Map;
 
 /**
  * Finds the dependency cycles of a graph and names each by the edges it needs, one per strongly connected
- * component and kind, each the shortest through the edge that makes it that kind: {@code G0} (write-write edges
+ * component and kind (so counts are of components, not of cycles), each the shortest through the edge that makes it
+ * that kind: {@code G0} (write-write edges
  * only), {@code G1c} (write-write and write-read), {@code G-single} (exactly one read-write), {@code G2} (two or
- * more). With real time, only cycles that need a real-time edge are reported, as breaking strict serializability.
+ * more). A component whose read-write edges are many is tried through 64 of them for a {@code G-single}; past that
+ * it may be named {@code G2}. With real time, one cycle is reported per component that real-time edges join out of
+ * several data components, named by the edges of the cycle found, as breaking strict serializability.
  */
 final class CycleSearch {
   private static final int DATA = DependencyGraph.WW | DependencyGraph.WR | DependencyGraph.RW;
   private static final int ALL = DATA | DependencyGraph.RT;
   /** How many read-write edges of one component are tried for a cycle with no other one. */
   private static final int RW_TRIES_PER_COMPONENT = 64;
+  /** How many steps of a cycle are shown before the last one. */
+  private static final int SHOWN_STEPS = 12;
 
   private final DependencyGraph graph;
   private final List<Txn> txns;
@@ -95,7 +100,13 @@ final class CycleSearch {
 
   private void found(Anomaly.Kind kind, List<DependencyGraph.Step> cycle, boolean realtime) {
     StringBuilder sb = new StringBuilder();
-    for (DependencyGraph.Step s : cycle) {
+    for (int i = 0; i < cycle.size(); i++) {
+      DependencyGraph.Step s = cycle.get(i);
+      if (i == SHOWN_STEPS && cycle.size() > SHOWN_STEPS + 1) { // a long real-time cycle: its ends tell enough
+        sb.append("\n    ... ").append(cycle.size() - SHOWN_STEPS - 1).append(" more");
+        i = cycle.size() - 1;
+        s = cycle.get(i);
+      }
       sb.append("\n    ").append(txns.get(s.from()).describe()).append("\n      -").append(name(s.type()))
           .append(s.key() == null ? "" : " " + s.key()).append("->");
     }

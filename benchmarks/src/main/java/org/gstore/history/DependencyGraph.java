@@ -193,8 +193,9 @@ final class DependencyGraph {
     List<Step> path = new ArrayList<>();
     for (int v = from; v != to; v = src[via.get(v)]) {
       int e = via.get(v);
-      path.add(0, new Step(src[e], dst[e], types[e], keys[e]));
+      path.add(new Step(src[e], dst[e], types[e], keys[e]));
     }
+    java.util.Collections.reverse(path);
     List<Step> cycle = new ArrayList<>();
     cycle.add(new Step(from, to, types[edge], keys[edge]));
     cycle.addAll(path);

@@ -14,7 +14,8 @@ import java.util.List;
 /**
  * Reads a history: one JSON object per line, as Jepsen writes list-append histories, for example
  * {@code {"index":7,"time":123456789,"process":2,"type":"ok","f":"txn","value":[["r","k12",[3,5]],["append","k40",7]]}}.
- * Fields it does not know are passed over; blank lines too. Anything else it cannot take is a
+ * Fields it does not know are passed over; blank lines too, and operations of no client process. Anything else
+ * it cannot take is a
  * {@link HistoryFormatException} naming the line.
  */
 public final class HistoryReader {
@@ -29,15 +30,19 @@ public final class HistoryReader {
       long number = 0;
       while ((line = in.readLine()) != null) {
         number++;
-        if (!line.isBlank()) {
-          ops.add(parse(line, number));
+        Op op = line.isBlank() ? null : parse(line, number);
+        if (op != null) {
+          ops.add(op);
         }
       }
     }
     return ops;
   }
 
-  /** One line of a history; {@code number} names it in errors. */
+  /**
+   * One line of a history; {@code number} names it in errors. Null for an operation of no client process (Jepsen's
+   * nemesis: its {@code process} is a name), which the checker passes over.
+   */
   public static Op parse(String line, long number) throws HistoryFormatException {
     try (JsonParser p = JSON.createParser(line)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -49,18 +54,34 @@ public final class HistoryReader {
       Op.Type type = null;
       String f = null;
       List<Mop> value = List.of();
+      boolean foreign = false;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         JsonToken t = p.nextToken();
         switch (field) {
           case "index" -> index = integer(p, t, number, field);
           case "time" -> time = integer(p, t, number, field);
-          case "process" -> process = integer(p, t, number, field);
+          case "process" -> {
+            if (t == JsonToken.VALUE_STRING) {
+              foreign = true; // Jepsen's nemesis and the like: not a client's operation
+            } else {
+              process = integer(p, t, number, field);
+            }
+          }
           case "type" -> type = type(p, t, number);
           case "f" -> f = text(p, t, number, field);
-          case "value" -> value = t == JsonToken.VALUE_NULL ? List.of() : mops(p, t, number);
+          case "value" -> {
+            if (t == JsonToken.VALUE_NULL || f != null && !f.equals("txn") && !f.equals("read")) {
+              p.skipChildren(); // nothing the checker reads
+            } else {
+              value = mops(p, t, number);
+            }
+          }
           default -> p.skipChildren();
         }
+      }
+      if (foreign) {
+        return null;
       }
       if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
         throw new HistoryFormatException(number, "more than one JSON object");

@@ -25,7 +25,13 @@ record Txn(int id, long process, Op.Type type, boolean plain, long invokeIndex, 
   static List<Txn> pair(List<Op> history) throws HistoryFormatException {
     java.util.Map<Long, Op> running = new java.util.HashMap<>();
     List<Txn> txns = new java.util.ArrayList<>();
+    long lastIndex = Long.MIN_VALUE;
     for (Op op : history) {
+      if (op.index() <= lastIndex) {
+        throw new HistoryFormatException("index " + op.index() + " follows index " + lastIndex + ": a history's"
+            + " indexes must increase, line after line");
+      }
+      lastIndex = op.index();
       if (op.type() == Op.Type.INVOKE) {
         if (running.put(op.process(), op) != null) {
           throw new HistoryFormatException("index " + op.index() + ": process " + op.process() + " invokes an"

@@ -41,6 +41,15 @@ class HistoryReaderTest {
     assertRefused(dir, "[1,2]", "line 2: not a JSON object");
   }
 
+  @Test
+  void operationsOfNoClientProcessArePassedOver(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("nemesis.jsonl");
+    Files.write(file, List.of(
+        "{\"index\":0,\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"start\",\"value\":\"majority\"}",
+        "{\"index\":1,\"process\":1,\"type\":\"invoke\",\"f\":\"txn\",\"value\":[[\"r\",\"x\",null]]}"));
+    assertThat(HistoryReader.read(file)).singleElement().extracting(Op::index).isEqualTo(1L);
+  }
+
   private static void assertRefused(Path dir, String badLine, String message) throws Exception {
     Path file = dir.resolve("bad.jsonl");
     Files.write(file, List.of("{\"index\":0,\"process\":1,\"type\":\"invoke\",\"f\":\"txn\",\"value\":[]}", badLine));

@@ -86,12 +86,32 @@ class ListAppendCheckerTest {
     assertOnly(Consistency.SERIALIZABLE, "incompatible-order");
   }
 
+  /** Lost breaks real-time order only: serially, the append could come after every read. */
   @Test
   void anAcknowledgedAppendNoLaterReadShowsIsLost() throws Exception {
     ok(1, append("x", 1));
     ok(2, append("x", 2));
     ok(3, read("x", 2)); // begun after both completed: 1 is gone
-    assertOnly(Consistency.SERIALIZABLE, "lost");
+    CheckReport strict = ListAppendChecker.check(history, Consistency.STRICT_SERIALIZABLE);
+    assertThat(strict.count("lost")).as(strict.line()).isEqualTo(1);
+    assertThat(strict.verdict()).isEqualTo("serializable");
+    assertThat(ListAppendChecker.check(history, Consistency.SERIALIZABLE).valid()).isTrue();
+  }
+
+  @Test
+  void aReadWithAnElementTwiceIsDuplicatedAndOrdersNothing() throws Exception {
+    ok(1, append("x", 1));
+    ok(2, append("x", 2));
+    ok(3, read("x", 1, 2, 1));
+    assertOnly(Consistency.SERIALIZABLE, "duplicated");
+  }
+
+  @Test
+  void indexesThatDoNotIncreaseAreRefused() {
+    history.add(new Op(5, 0, 1, Op.Type.INVOKE, "txn", List.of(append("x", 1))));
+    history.add(new Op(5, 1, 1, Op.Type.OK, "txn", List.of(append("x", 1))));
+    assertThatThrownBy(() -> ListAppendChecker.check(history, Consistency.SERIALIZABLE))
+        .isInstanceOf(HistoryFormatException.class).hasMessageContaining("must increase");
   }
 
   @Test

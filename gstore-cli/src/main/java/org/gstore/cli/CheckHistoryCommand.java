@@ -21,7 +21,7 @@ final class CheckHistoryCommand {
 
   private CheckHistoryCommand() {}
 
-  static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
+  static int run(String[] args, PrintStream out, PrintStream err) {
     Path file = null;
     CheckReport.Consistency consistency = CheckReport.Consistency.STRICT_SERIALIZABLE;
     for (int i = 0; i < args.length; i++) {
@@ -47,14 +47,16 @@ final class CheckHistoryCommand {
   }
 
   /** Checks {@code file}; returns the exit code. */
-  static int check(Path file, CheckReport.Consistency consistency, PrintStream out, PrintStream err)
-      throws IOException {
+  static int check(Path file, CheckReport.Consistency consistency, PrintStream out, PrintStream err) {
     CheckReport report;
     try {
       List<Op> history = HistoryReader.read(file);
       report = ListAppendChecker.check(history, consistency);
     } catch (HistoryFormatException e) {
       err.println("gstore: cannot read the history " + file + ": " + e.getMessage());
+      return 2;
+    } catch (IOException | RuntimeException e) { // not text, not readable: not a verdict on the history
+      err.println("gstore: cannot read the history " + file + ": " + e);
       return 2;
     }
     out.println(report.line());

@@ -44,7 +44,10 @@ public final class BankChaos {
    * {@code pause} is how long a paused region server stays stopped (past its ZooKeeper session).
    */
   public record Settings(Duration length, Duration every, Duration down, Duration pause, Set<Fault> faults,
-      int minFaults, int groups, int accounts, int workers, long seed) {}
+      int minFaults, int groups, int accounts, int workers, long seed, Set<Workload> workloads) {}
+
+  /** How many keys the list-append workload's groups are formed over. */
+  static final int APPEND_KEYS = 200;
 
   /** How long one fault (kill, down time, restart, cluster serving again) may take before a run gives up on it. */
   static final Duration LONGEST_FAULT = Duration.ofMinutes(3);
@@ -70,8 +73,12 @@ public final class BankChaos {
         settings.accounts(), 1_000);
   }
 
-  /** What a run found; {@code ok} when every invariant held and the fault schedule ran as planned. */
-  public record Outcome(Map<Fault, Integer> faults, long commits, long lost, long duplicated, boolean ok) {
+  /**
+   * What a run found; {@code ok} when every invariant held, the history (if the list-append workload ran) is
+   * strictly serializable, and the fault schedule ran as planned.
+   */
+  public record Outcome(Map<Fault, Integer> faults, long commits, long lost, long duplicated,
+      org.gstore.history.CheckReport history, boolean ok) {
     public int count(Fault kind) {
       return faults.getOrDefault(kind, 0);
     }
@@ -85,14 +92,20 @@ public final class BankChaos {
           settings.pause(), settings.faults(), Math.max(settings.minFaults(), settings.faults().size()),
           settings.seed(), out);
       List<Thread> threads = new ArrayList<>();
-      for (int w = 0; w < settings.workers(); w++) {
+      boolean transfers = settings.workloads().contains(Workload.BANK);
+      for (int w = 0; transfers && w < settings.workers(); w++) {
         int worker = w;
         threads.add(started("chaos-transfers-" + w, () -> transfers(worker, groups)));
       }
-      threads.add(started("chaos-auditor", () -> audits(groups)));
+      if (transfers) {
+        threads.add(started("chaos-auditor", () -> audits(groups)));
+      }
+      AppendWorkload append = settings.workloads().contains(Workload.APPEND) ? startAppends() : null;
       Thread faulting = started("chaos-faults", schedule);
-      out.printf("chaos: %d groups of %d accounts in %s, %d transfer workers and an auditor for %d s, a fault every"
-          + " %d s among %s%n", settings.groups(), settings.accounts(), bank.table(), settings.workers(),
+      out.printf("chaos: %d groups of %d accounts in %s, %d transfer workers and an auditor%s for %d s, a fault"
+          + " every %d s among %s%n", settings.groups(), settings.accounts(), bank.table(),
+          transfers ? settings.workers() : 0, append == null ? "" : "; " + settings.workers() + " list-append clients"
+              + " forming groups over " + APPEND_KEYS + " keys of " + append.table(),
           settings.length().toSeconds(), settings.every().toSeconds(), settings.faults());
       faulting.join(settings.length().toMillis());
       schedule.stop();
@@ -112,21 +125,44 @@ public final class BankChaos {
           t.interrupt();
         }
       }
+      org.gstore.history.CheckReport history = append == null ? null : stopAppends(append);
       boolean healed = bringBackAndDelete(groups);
       LedgerCheck.Result check = LedgerCheck.run(connection, bank, acknowledged);
       check.details().stream().limit(20).forEach(d -> out.println("chaos: " + d));
       boolean ok = check.ok() && healed && auditFailures.get() == 0 && schedule.failure() == null
-          && schedule.complete();
+          && schedule.complete() && (history == null || history.valid());
       out.printf("chaos: %d transfers acknowledged, %d applied in all, %d of unknown outcome (a call failed"
           + " during a fault), %d gave up on conflicts; %d audits, %d failed%n", acknowledged.size(),
           check.transfersApplied(), uncertain.get(), conflicts.get(), audits.get(), auditFailures.get());
       Map<Fault, Integer> counts = schedule.counts();
       StringBuilder verdict = new StringBuilder("chaos");
       counts.forEach((kind, n) -> verdict.append(' ').append(kind.counted()).append('=').append(n));
+      if (history != null) {
+        out.println(history.line());
+      }
       out.printf("%s commits=%d lost=%d duplicated=%d invariant=%s%n", verdict, acknowledged.size(), check.lost(),
           check.accountsOff(), ok ? "ok" : "broken");
-      return new Outcome(counts, acknowledged.size(), check.lost(), check.accountsOff(), ok);
+      return new Outcome(counts, acknowledged.size(), check.lost(), check.accountsOff(), history, ok);
     }
+  }
+
+  /** Starts the list-append clients; their history goes beside the cluster's files. */
+  private AppendWorkload startAppends() throws IOException {
+    long now = System.currentTimeMillis() / 1000;
+    AppendWorkload append = new AppendWorkload(connection, TableName.valueOf("chaos_append_" + now), APPEND_KEYS,
+        settings.workers(), settings.seed(), cluster.layout().dir().resolve("chaos-history-" + now + ".jsonl"));
+    append.start();
+    return append;
+  }
+
+  /** Stops the list-append clients and checks their history; prints where it is and what it found. */
+  private org.gstore.history.CheckReport stopAppends(AppendWorkload append) throws Exception {
+    append.stop();
+    org.gstore.history.CheckReport report = append.check();
+    out.printf("chaos: the list-append history, %d transactions and %d group creates acknowledged: %s%n",
+        append.transactionsOk(), append.createsOk(), append.historyFile());
+    report.examples().forEach(e -> out.println("chaos: " + e));
+    return report;
   }
 
   private List<KeyGroup> setUp(GStoreClient client) throws IOException {

@@ -21,6 +21,7 @@ import org.gstore.bench.ScaleRun;
 import org.gstore.bench.omid.OmidSettings;
 import org.gstore.chaos.BankChaos;
 import org.gstore.chaos.Fault;
+import org.gstore.chaos.Workload;
 import org.gstore.client.GStoreAdmin;
 import org.gstore.client.GStoreClient;
 import org.gstore.common.GStoreVersion;
@@ -56,8 +57,10 @@ public final class GStore {
              gstore chaos [--dir target/cluster] [--conf hbase-site.xml] [--minutes 5] [--every 30s]
                           [--faults kill,pause,move,balance,split,restart,master|all] [--min-faults N]
                           [--down 5s] [--pause 15s] [--groups 4] [--accounts 8] [--workers 4] [--seed N]
-                          (bank transfers while faults hit the process cluster, several at once now and then;
-                           checks nothing is lost or applied twice)
+                          [--workload bank|append|both]
+                          (bank transfers, and groups forming and dissolving over list-append keys, while faults
+                           hit the process cluster, several at once now and then; checks nothing is lost or
+                           applied twice, and the list-append history for anomalies)
              gstore check-history FILE [--consistency serializable|strict-serializable]
                           (a list-append history, one JSON operation a line: G0, G1a, G1b, G1c, G-single, G2,
                            lost and duplicated appends; exit 0 none, 1 anomalies, 2 unreadable)""";
@@ -126,7 +129,13 @@ public final class GStore {
   /** {@code gstore chaos}: needs a process cluster, to kill its processes. */
   private static boolean chaos(Map<String, String> o) throws Exception {
     allow(o, "--conf", "--dir", "--minutes", "--every", "--faults", "--min-faults", "--down", "--pause", "--groups",
-        "--accounts", "--workers", "--seed");
+        "--accounts", "--workers", "--seed", "--workload");
+    Set<Workload> workloads;
+    try {
+      workloads = Workload.parse(o.getOrDefault("--workload", "both"));
+    } catch (IllegalArgumentException e) {
+      throw fail("--workload: " + e.getMessage());
+    }
     Path dir = Path.of(o.getOrDefault("--dir", "target/cluster"));
     ProcessCluster cluster = ProcessCluster.open(dir, System.out);
     String conf = o.getOrDefault("--conf", cluster.clientSite().toString());
@@ -148,7 +157,7 @@ public final class GStore {
         duration(o, "--every", "30s"), duration(o, "--down", "5s"), duration(o, "--pause", "15s"), faults,
         positive(o, "--min-faults", faults.size()), positive(o, "--groups", 4), accounts,
         positive(o, "--workers", 4),
-        Long.parseLong(o.getOrDefault("--seed", Long.toString(System.nanoTime() % 1_000_000))));
+        Long.parseLong(o.getOrDefault("--seed", Long.toString(System.nanoTime() % 1_000_000))), workloads);
     return withCluster(conf, Map.of(),
         (connection, embedded) -> new BankChaos(connection, cluster, settings, System.out).run().ok());
   }

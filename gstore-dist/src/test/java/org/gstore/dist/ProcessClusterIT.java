@@ -30,6 +30,7 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.awaitility.Awaitility;
 import org.gstore.chaos.BankChaos;
 import org.gstore.chaos.Fault;
+import org.gstore.chaos.Workload;
 import org.gstore.cli.GStore;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
@@ -191,7 +192,7 @@ class ProcessClusterIT {
   void chaosMixingEveryFaultKindLosesAndDuplicatesNothing() throws Exception {
     BankChaos.Settings settings = new BankChaos.Settings(Duration.ofSeconds(60), Duration.ofSeconds(10),
         Duration.ofSeconds(3), Duration.ofSeconds(15), EnumSet.allOf(Fault.class), Fault.values().length, 4, 8, 4,
-        7);
+        7, EnumSet.allOf(Workload.class));
     BankChaos.Outcome outcome;
     try (Connection connection = ConnectionFactory.createConnection(cluster.clientConfiguration())) {
       outcome = new BankChaos(connection, cluster, settings, System.out).run();
@@ -202,6 +203,8 @@ class ProcessClusterIT {
     assertThat(outcome.commits()).isPositive();
     assertThat(outcome.lost()).isZero();
     assertThat(outcome.duplicated()).isZero();
+    assertThat(outcome.history().line()).as("the list-append history, checked").contains(" ok=")
+        .endsWith("verdict=strict-serializable");
     assertThat(outcome.ok()).isTrue();
   }
 

@@ -70,6 +70,7 @@ public final class AppendWorkload {
   private volatile boolean stopping;
   /** A planted client bug, for tests: an append writes its value alone, over the list it did not read. */
   private boolean blindAppends;
+  private Timeline timeline;
 
   public AppendWorkload(Connection connection, TableName table, int keys, int clients, long seed, Path historyFile) {
     this.connection = connection;
@@ -83,6 +84,11 @@ public final class AppendWorkload {
   /** Plants a client bug, for tests that show the check catches it: appends overwrite the list unread. */
   void plantBlindAppends() {
     blindAppends = true;
+  }
+
+  /** Where each committed transaction is counted, by second (null: nowhere). */
+  void timeline(Timeline t) {
+    this.timeline = t;
   }
 
   public TableName table() {
@@ -212,6 +218,7 @@ public final class AppendWorkload {
       invoked.add(random.nextBoolean() ? Mop.read(k, null) : Mop.append(k, nextValue.getAndIncrement()));
     }
     history.record(process, Op.Type.INVOKE, "txn", invoked);
+    long began = System.nanoTime();
     List<Mop> done;
     try {
       done = group.transact(txn -> run(txn, invoked));
@@ -225,6 +232,9 @@ public final class AppendWorkload {
     }
     history.record(process, Op.Type.OK, "txn", done);
     txnsOk.incrementAndGet();
+    if (timeline != null) {
+      timeline.committed("append", System.nanoTime() - began);
+    }
     return true;
   }
 

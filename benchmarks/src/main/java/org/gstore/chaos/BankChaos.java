@@ -63,14 +63,18 @@ public final class BankChaos {
   private final AtomicLong audits = new AtomicLong();
   private final AtomicLong auditFailures = new AtomicLong();
   private volatile boolean stopping;
+  /** Where this run's files go: the history, the timeline. */
+  private final java.nio.file.Path runDir;
+  private final Timeline timeline = new Timeline(System.nanoTime());
 
   public BankChaos(Connection connection, ProcessCluster cluster, Settings settings, PrintStream out) {
     this.connection = connection;
     this.cluster = cluster;
     this.settings = settings;
     this.out = out;
-    this.bank = new Bank(TableName.valueOf("chaos_bank_" + System.currentTimeMillis() / 1000), settings.groups(),
-        settings.accounts(), 1_000);
+    long now = System.currentTimeMillis() / 1000;
+    this.bank = new Bank(TableName.valueOf("chaos_bank_" + now), settings.groups(), settings.accounts(), 1_000);
+    this.runDir = cluster.layout().dir().resolve("chaos-" + now);
   }
 
   /**
@@ -90,7 +94,7 @@ public final class BankChaos {
       List<KeyGroup> groups = setUp(client);
       FaultSchedule schedule = new FaultSchedule(cluster, connection, bank, settings.every(), settings.down(),
           settings.pause(), settings.faults(), Math.max(settings.minFaults(), settings.faults().size()),
-          settings.seed(), out);
+          settings.seed(), out, timeline);
       List<Thread> threads = new ArrayList<>();
       boolean transfers = settings.workloads().contains(Workload.BANK);
       for (int w = 0; transfers && w < settings.workers(); w++) {
@@ -137,6 +141,7 @@ public final class BankChaos {
       Map<Fault, Integer> counts = schedule.counts();
       StringBuilder verdict = new StringBuilder("chaos");
       counts.forEach((kind, n) -> verdict.append(' ').append(kind.counted()).append('=').append(n));
+      out.println("chaos: the run over time: " + timeline.write(runDir) + " (and timeline.csv)");
       if (history != null) {
         out.println(history.line());
       }
@@ -148,9 +153,11 @@ public final class BankChaos {
 
   /** Starts the list-append clients; their history goes beside the cluster's files. */
   private AppendWorkload startAppends() throws IOException {
-    long now = System.currentTimeMillis() / 1000;
-    AppendWorkload append = new AppendWorkload(connection, TableName.valueOf("chaos_append_" + now), APPEND_KEYS,
-        settings.workers(), settings.seed(), cluster.layout().dir().resolve("chaos-history-" + now + ".jsonl"));
+    java.nio.file.Files.createDirectories(runDir);
+    AppendWorkload append = new AppendWorkload(connection, TableName.valueOf(bank.table().getNameAsString()
+        .replace("chaos_bank_", "chaos_append_")), APPEND_KEYS, settings.workers(), settings.seed(),
+        runDir.resolve("history.jsonl"));
+    append.timeline(timeline);
     append.start();
     return append;
   }
@@ -195,9 +202,11 @@ public final class BankChaos {
       int to = (from + 1 + random.nextInt(bank.accounts() - 1)) % bank.accounts();
       Bank.Transfer t = new Bank.Transfer("w" + worker + "-" + seq, bank.row(g, from), bank.row(g, to),
           1 + random.nextInt(50));
+      long began = System.nanoTime();
       try {
         if (groups.get(g).transact(txn -> bank.transfer(txn, t))) {
           acknowledged.add(t);
+          timeline.committed("bank", System.nanoTime() - began);
         }
       } catch (TransactionConflictException e) {
         conflicts.incrementAndGet(); // not applied

@@ -46,6 +46,7 @@ final class FaultSchedule implements Runnable {
   private final int minFaults;
   private final Random random;
   private final PrintStream out;
+  private final Timeline timeline;
   private final Map<Fault, AtomicInteger> counts = new EnumMap<>(Fault.class);
   private final List<Fault> cycle = new ArrayList<>();
   private volatile boolean stopRequested;
@@ -53,7 +54,7 @@ final class FaultSchedule implements Runnable {
   private volatile Throwable failure;
 
   FaultSchedule(ProcessCluster cluster, Connection connection, Bank bank, Duration every, Duration down,
-      Duration pause, Set<Fault> kinds, int minFaults, long seed, PrintStream out) {
+      Duration pause, Set<Fault> kinds, int minFaults, long seed, PrintStream out, Timeline timeline) {
     this.cluster = cluster;
     this.connection = connection;
     this.bank = bank;
@@ -64,6 +65,7 @@ final class FaultSchedule implements Runnable {
     this.minFaults = minFaults;
     this.random = new Random(seed);
     this.out = out;
+    this.timeline = timeline;
     for (Fault f : Fault.values()) {
       counts.put(f, new AtomicInteger());
     }
@@ -241,7 +243,9 @@ final class FaultSchedule implements Runnable {
         }
       }
     };
-    out.printf("chaos: %s; cluster serving %.1f s after it began%n", what, (System.nanoTime() - started) / 1e9);
+    long ended = System.nanoTime();
+    timeline.fault(what, started, ended);
+    out.printf("chaos: %s; cluster serving %.1f s after it began%n", what, (ended - started) / 1e9);
   }
 
   /** Waits until {@code role} has exited, at most {@code timeout}. */

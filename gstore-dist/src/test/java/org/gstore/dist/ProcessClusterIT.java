@@ -205,6 +205,12 @@ class ProcessClusterIT {
     assertThat(outcome.duplicated()).isZero();
     assertThat(outcome.history().line()).as("the list-append history, checked").contains(" ok=")
         .endsWith("verdict=strict-serializable");
+    try (var runs = Files.list(DIR)) {
+      assertThat(runs.filter(d -> d.getFileName().toString().startsWith("chaos-")).toList())
+          .as("the run's files").singleElement().satisfies(run -> assertThat(run.resolve("timeline.png")).exists())
+          .satisfies(run -> assertThat(run.resolve("timeline.csv")).exists())
+          .satisfies(run -> assertThat(run.resolve("history.jsonl")).exists());
+    }
     assertThat(outcome.ok()).isTrue();
   }
 

@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -62,6 +63,7 @@ public final class AppendWorkload {
   private final Path historyFile;
   private final AtomicLong nextValue = new AtomicLong(1);
   private final AtomicLong nextProcess = new AtomicLong();
+  private final AtomicLong nextGroup = new AtomicLong();
   private final AtomicLong txnsOk = new AtomicLong();
   private final AtomicLong createsOk = new AtomicLong();
   private final List<Thread> threads = new ArrayList<>();
@@ -108,23 +110,31 @@ public final class AppendWorkload {
     for (int c = 0; c < clients; c++) {
       Random random = new Random(seed * 131 + c);
       Thread t = new Thread(() -> runClient(random), "chaos-append-" + c);
+      t.setDaemon(true); // a run that ends abruptly must not be kept alive by its clients
       threads.add(t);
       t.start();
     }
   }
 
-  /** Stops the clients (each finishes what it is doing, deleting its group) and closes the history. */
-  public void stop() throws IOException, InterruptedException {
+  /**
+   * Stops the clients (each finishes what it is doing, deleting its group, within {@code wait} for them all; then
+   * they are interrupted) and closes the history, whatever happens: a history cut short is still read whole.
+   */
+  public void stop(Duration wait) throws IOException, InterruptedException {
     stopping = true;
-    for (Thread t : threads) {
-      t.join(Duration.ofMinutes(3).toMillis());
-      if (t.isAlive()) {
-        t.interrupt();
+    try {
+      long deadline = System.nanoTime() + wait.toNanos();
+      for (Thread t : threads) {
+        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      }
+      threads.forEach(Thread::interrupt);
+      for (Thread t : threads) {
         t.join(Duration.ofSeconds(30).toMillis());
       }
+      client.close();
+    } finally {
+      history.close(); // a client still running records nothing more
     }
-    client.close();
-    history.close();
   }
 
   /** Checks the history written; a history it cannot read is reported as the exception says. */
@@ -155,7 +165,9 @@ public final class AppendWorkload {
         if (random.nextInt(3) == 0) {
           plainRead(process, random);
         }
-        process = group(process, random);
+        if (!stopping) {
+          process = group(process, random);
+        }
       }
     } catch (InterruptedIOException e) {
       Thread.currentThread().interrupt();
@@ -171,20 +183,23 @@ public final class AppendWorkload {
       picked.add(random.nextInt(keys));
     }
     List<Integer> rows = new ArrayList<>(picked);
-    GroupSpec.Builder spec = GroupSpec.builder().id("append-" + process + "-" + nextValue.get())
+    GroupSpec.Builder builder = GroupSpec.builder().id("append-" + nextGroup.getAndIncrement())
         .leader(table, key(rows.get(0))).lease(LEASE);
-    rows.forEach(r -> spec.member(table, key(r)));
+    rows.forEach(r -> builder.member(table, key(r)));
     if (random.nextBoolean()) {
-      spec.bestEffort();
+      builder.bestEffort();
     }
+    GroupSpec spec = builder.build();
     history.record(process, Op.Type.INVOKE, "create", List.of());
     KeyGroup group;
     try {
-      group = client.createGroup(spec.build());
+      group = client.createGroup(spec);
     } catch (GroupCreationException e) {
-      history.record(process, Op.Type.FAIL, "create", List.of());
-      return process;
-    } catch (IOException e) {
+      // refused rows: the leader's answer, no row held; otherwise (a create that timed out) it may hold rows
+      boolean refused = !e.refused().isEmpty();
+      history.record(process, refused ? Op.Type.FAIL : Op.Type.INFO, "create", List.of());
+      return refused ? process : nextProcess.getAndIncrement();
+    } catch (IOException | RuntimeException e) {
       history.record(process, Op.Type.INFO, "create", List.of());
       return nextProcess.getAndIncrement();
     }
@@ -203,7 +218,7 @@ public final class AppendWorkload {
       history.record(process, Op.Type.OK, "delete", List.of());
     } catch (GroupNotFoundException e) {
       history.record(process, Op.Type.FAIL, "delete", List.of());
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       history.record(process, Op.Type.INFO, "delete", List.of());
       return nextProcess.getAndIncrement(); // its lease deletes the group if nobody does
     }
@@ -269,7 +284,7 @@ public final class AppendWorkload {
         Mop done;
         try {
           done = Mop.read(key, decode(t.get(new Get(Bytes.toBytes(key)))));
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
           history.record(process, Op.Type.FAIL, "read", List.of(Mop.read(key, null))); // a failed read changed nothing
           continue;
         }

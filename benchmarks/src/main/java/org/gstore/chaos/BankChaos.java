@@ -129,19 +129,20 @@ public final class BankChaos {
           t.interrupt();
         }
       }
+      boolean healed = bringBack(); // before the list-append clients stop: they finish their groups
       org.gstore.history.CheckReport history = append == null ? null : stopAppends(append);
-      boolean healed = bringBackAndDelete(groups);
+      healed &= deleteAll(groups);
       LedgerCheck.Result check = LedgerCheck.run(connection, bank, acknowledged);
       check.details().stream().limit(20).forEach(d -> out.println("chaos: " + d));
       boolean ok = check.ok() && healed && auditFailures.get() == 0 && schedule.failure() == null
-          && schedule.complete() && (history == null || history.valid());
+          && schedule.complete() && (append == null || history != null && history.valid());
       out.printf("chaos: %d transfers acknowledged, %d applied in all, %d of unknown outcome (a call failed"
           + " during a fault), %d gave up on conflicts; %d audits, %d failed%n", acknowledged.size(),
           check.transfersApplied(), uncertain.get(), conflicts.get(), audits.get(), auditFailures.get());
       Map<Fault, Integer> counts = schedule.counts();
       StringBuilder verdict = new StringBuilder("chaos");
       counts.forEach((kind, n) -> verdict.append(' ').append(kind.counted()).append('=').append(n));
-      out.println("chaos: the run over time: " + timeline.write(runDir) + " (and timeline.csv)");
+      drawTimeline();
       if (history != null) {
         out.println(history.line());
       }
@@ -162,14 +163,31 @@ public final class BankChaos {
     return append;
   }
 
-  /** Stops the list-append clients and checks their history; prints where it is and what it found. */
-  private org.gstore.history.CheckReport stopAppends(AppendWorkload append) throws Exception {
-    append.stop();
-    org.gstore.history.CheckReport report = append.check();
-    out.printf("chaos: the list-append history, %d transactions and %d group creates acknowledged: %s%n",
-        append.transactionsOk(), append.createsOk(), append.historyFile());
-    report.examples().forEach(e -> out.println("chaos: " + e));
-    return report;
+  /**
+   * Stops the list-append clients and checks their history; prints where it is and what it found. Null (the run is
+   * broken) if the history cannot be read or checked.
+   */
+  private org.gstore.history.CheckReport stopAppends(AppendWorkload append) throws InterruptedException {
+    try {
+      append.stop(Duration.ofMinutes(3));
+      org.gstore.history.CheckReport report = append.check();
+      out.printf("chaos: the list-append history, %d transactions and %d group creates acknowledged: %s%n",
+          append.transactionsOk(), append.createsOk(), append.historyFile());
+      report.examples().forEach(e -> out.println("chaos: " + e));
+      return report;
+    } catch (IOException | org.gstore.history.HistoryFormatException | RuntimeException e) {
+      out.println("chaos: the list-append history " + append.historyFile() + " could not be checked: " + e);
+      return null;
+    }
+  }
+
+  /** The run over time; a picture that cannot be drawn (no fonts, say) is reported, and judges nothing. */
+  private void drawTimeline() {
+    try {
+      out.println("chaos: the run over time: " + timeline.write(runDir) + " (and timeline.csv)");
+    } catch (IOException | RuntimeException | LinkageError | java.awt.AWTError e) {
+      out.println("chaos: could not draw the run over time: " + e);
+    }
   }
 
   private List<KeyGroup> setUp(GStoreClient client) throws IOException {
@@ -241,25 +259,29 @@ public final class BankChaos {
     }
   }
 
-  /**
-   * Brings back any process still down and deletes the groups (after which every commit is in HBase). A failure of
-   * either is reported, and the ledger is still checked on what HBase serves: false if something failed.
-   */
-  private boolean bringBackAndDelete(List<KeyGroup> groups) {
-    boolean healed = true;
+  /** Brings back any process still down; false (reported) if one would not come back. */
+  private boolean bringBack() {
     try {
       cluster.start(); // no-op if all serve
+      return true;
     } catch (IOException | RuntimeException e) {
       out.println("chaos: could not bring every process back: " + e);
-      healed = false;
+      return false;
     }
+  }
+
+  /**
+   * Deletes the bank's groups (after which every commit is in HBase); false (reported) if that failed, and the
+   * ledger is still checked on what HBase serves.
+   */
+  private boolean deleteAll(List<KeyGroup> groups) {
     try {
       deleteGroups(groups);
+      return true;
     } catch (IOException | RuntimeException e) {
       out.println("chaos: could not delete the groups: " + e);
-      healed = false;
+      return false;
     }
-    return healed;
   }
 
   /** Deletes the groups, retrying through the last restarts; their commits are all in HBase afterwards. */

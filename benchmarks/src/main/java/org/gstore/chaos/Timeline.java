@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.HdrHistogram.Histogram;
+import org.HdrHistogram.IntCountsHistogram;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -27,11 +27,12 @@ public final class Timeline {
   /** A fault's interval, in seconds from the start of the run. */
   record FaultSpan(String what, double from, double to) {}
 
-  private static final long HIGHEST_NANOS = TimeUnit.MINUTES.toNanos(10);
+  /** Latencies are kept in milliseconds, up to ten minutes, to two significant digits: a few KB a second. */
+  private static final long HIGHEST_MILLIS = TimeUnit.MINUTES.toMillis(10);
 
   private final long startNanos;
   /** Per workload: per second of the run, the commit latencies. */
-  private final Map<String, Map<Integer, Histogram>> seconds = new ConcurrentHashMap<>();
+  private final Map<String, Map<Integer, IntCountsHistogram>> seconds = new ConcurrentHashMap<>();
   private final List<FaultSpan> faults = new ArrayList<>();
 
   public Timeline(long startNanos) {
@@ -41,10 +42,10 @@ public final class Timeline {
   /** A transaction of {@code workload} committed now, {@code latencyNanos} after it began. */
   public void committed(String workload, long latencyNanos) {
     int second = (int) TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos);
-    Histogram h = seconds.computeIfAbsent(workload, w -> new ConcurrentHashMap<>())
-        .computeIfAbsent(second, s -> new Histogram(HIGHEST_NANOS, 2));
+    IntCountsHistogram h = seconds.computeIfAbsent(workload, w -> new ConcurrentHashMap<>())
+        .computeIfAbsent(second, s -> new IntCountsHistogram(HIGHEST_MILLIS, 2));
     synchronized (h) {
-      h.recordValue(Math.min(Math.max(latencyNanos, 0), HIGHEST_NANOS));
+      h.recordValue(Math.min(Math.max(TimeUnit.NANOSECONDS.toMillis(latencyNanos), 0), HIGHEST_MILLIS));
     }
   }
 
@@ -60,19 +61,21 @@ public final class Timeline {
   /** {@code timeline.csv} and {@code timeline.png} in {@code dir}; returns the picture's path. */
   public Path write(Path dir) throws IOException {
     Files.createDirectories(dir);
-    Map<String, TreeMap<Integer, Histogram>> sorted = new TreeMap<>();
+    Map<String, TreeMap<Integer, IntCountsHistogram>> sorted = new TreeMap<>();
     seconds.forEach((w, byS) -> sorted.put(w, new TreeMap<>(byS)));
-    int last = sorted.values().stream().filter(m -> !m.isEmpty()).mapToInt(TreeMap::lastKey).max().orElse(0);
     List<FaultSpan> spans = faults();
+    int last = Math.max(sorted.values().stream().filter(m -> !m.isEmpty()).mapToInt(TreeMap::lastKey).max().orElse(0),
+        (int) spans.stream().mapToDouble(FaultSpan::to).max().orElse(0)); // a fault that stopped everything shows
+    System.setProperty("java.awt.headless", "true");
     StringBuilder csv = new StringBuilder("second");
     sorted.keySet().forEach(w -> csv.append(',').append(w).append("_committed,").append(w).append("_p99_ms"));
     csv.append(",faults\n");
     for (int s = 0; s <= last; s++) {
       csv.append(s);
-      for (TreeMap<Integer, Histogram> byS : sorted.values()) {
-        Histogram h = byS.get(s);
+      for (TreeMap<Integer, IntCountsHistogram> byS : sorted.values()) {
+        IntCountsHistogram h = byS.get(s);
         csv.append(',').append(h == null ? 0 : h.getTotalCount()).append(',')
-            .append(h == null ? "" : String.format(Locale.ROOT, "%.1f", h.getValueAtPercentile(99) / 1e6));
+            .append(h == null ? "" : String.format(Locale.ROOT, "%.1f", (double) h.getValueAtPercentile(99)));
       }
       int second = s;
       csv.append(',').append(String.join(" + ", spans.stream()
@@ -86,15 +89,15 @@ public final class Timeline {
     chart.getStyler().setYAxisGroupPosition(1, org.knowm.xchart.style.Styler.YAxisPosition.Right);
     chart.setYAxisGroupTitle(1, "p99 latency (ms)");
     double peak = 1;
-    for (Map.Entry<String, TreeMap<Integer, Histogram>> w : sorted.entrySet()) {
+    for (Map.Entry<String, TreeMap<Integer, IntCountsHistogram>> w : sorted.entrySet()) {
       double[] x = new double[last + 1];
       double[] committed = new double[last + 1];
       double[] p99 = new double[last + 1];
       for (int s = 0; s <= last; s++) {
-        Histogram h = w.getValue().get(s);
+        IntCountsHistogram h = w.getValue().get(s);
         x[s] = s;
         committed[s] = h == null ? 0 : h.getTotalCount();
-        p99[s] = h == null ? 0 : h.getValueAtPercentile(99) / 1e6;
+        p99[s] = h == null ? 0 : (double) h.getValueAtPercentile(99);
         peak = Math.max(peak, committed[s]);
       }
       chart.addSeries(w.getKey() + " commits/s", x, committed).setMarker(SeriesMarkers.NONE);

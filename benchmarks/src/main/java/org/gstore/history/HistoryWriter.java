@@ -14,16 +14,22 @@ import java.nio.file.Path;
 public final class HistoryWriter implements Closeable {
   private final BufferedWriter out;
   private long next;
+  private boolean closed;
 
   public HistoryWriter(Path file) throws IOException {
     this.out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
   }
 
-  /** Records an operation now (its index is assigned here); returns it as recorded. */
+  /**
+   * Records an operation now (its index is assigned here); returns it as recorded. Once the history is closed,
+   * nothing more is written: a client still running when its run ended leaves its operation unfinished.
+   */
   public synchronized Op record(long process, Op.Type type, String f, java.util.List<Mop> value) throws IOException {
     Op op = new Op(next++, System.nanoTime(), process, type, f, value);
-    out.write(line(op));
-    out.newLine();
+    if (!closed) {
+      out.write(line(op));
+      out.newLine();
+    }
     return op;
   }
 
@@ -42,6 +48,7 @@ public final class HistoryWriter implements Closeable {
 
   @Override
   public synchronized void close() throws IOException {
+    closed = true;
     out.close();
   }
 }

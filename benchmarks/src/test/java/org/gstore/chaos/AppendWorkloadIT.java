@@ -30,7 +30,7 @@ class AppendWorkloadIT {
     Awaitility.await("a few hundred transactions").atMost(java.time.Duration.ofMinutes(2))
         .pollInterval(java.time.Duration.ofMillis(200))
         .until(() -> workload.transactionsOk() >= 300 && workload.createsOk() >= 100);
-    workload.stop();
+    workload.stop(java.time.Duration.ofMinutes(1));
     CheckReport report = workload.check();
     System.out.println("append workload: " + workload.transactionsOk() + " transactions, " + workload.createsOk()
         + " groups created; " + report.line());
@@ -47,7 +47,7 @@ class AppendWorkloadIT {
     workload.start();
     Awaitility.await("some transactions").atMost(java.time.Duration.ofMinutes(2))
         .pollInterval(java.time.Duration.ofMillis(200)).until(() -> workload.transactionsOk() >= 100);
-    workload.stop();
+    workload.stop(java.time.Duration.ofMinutes(1));
     CheckReport report = workload.check();
     System.out.println("blind appends: " + report.line());
     assertThat(report.verdict()).isEqualTo("anomalies");

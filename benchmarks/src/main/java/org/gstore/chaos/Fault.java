@@ -20,7 +20,11 @@ public enum Fault {
   /** A graceful stop of a region server (its regions closed and flushed), then a start. */
   RESTART("restarts"),
   /** {@code kill -9} of the active master, started again after the down time. */
-  MASTER("masters");
+  MASTER("masters"),
+  /** G-Store's datagrams between two region servers dropped for 5-30 s, one way or both. */
+  PARTITION("partitions"),
+  /** One region server's G-Store clock moved by up to the 30 s HBase tolerates, for 10-30 s, then back. */
+  SKEW("skews");
 
   private final String counted;
 

@@ -1,5 +1,6 @@
 package org.gstore.chaos;
 
+import com.google.protobuf.ServiceException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -13,9 +14,14 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Table;
+import org.gstore.common.wire.generated.GStoreProtos.GStoreService;
+import org.gstore.common.wire.generated.GStoreProtos.TestFaultRequest;
+import org.gstore.coprocessor.transport.HBaseKeyLocator;
 import org.gstore.testing.process.ClusterLayout;
 import org.gstore.testing.process.ProcessCluster;
 
@@ -232,6 +238,35 @@ final class FaultSchedule implements Runnable {
           yield "balancer run (" + (ran ? "ran" : "nothing to move") + ")";
         }
       }
+      case PARTITION -> {
+        List<ServerName> two = bankServers(taken, 2);
+        if (two.size() < 2) {
+          yield "no partition (fewer than two free servers host a bank region)";
+        }
+        boolean bothWays = random.nextBoolean();
+        Duration length = Duration.ofSeconds(5 + random.nextInt(26));
+        testFault(two.get(0), Set.of(two.get(1)), 0, length);
+        if (bothWays) {
+          testFault(two.get(1), Set.of(two.get(0)), 0, length);
+        }
+        counts.get(fault).incrementAndGet();
+        sleep(length);
+        yield "partition " + two.get(0).getAddress() + (bothWays ? " <-> " : " -> ") + two.get(1).getAddress()
+            + " for " + length.toSeconds() + " s";
+      }
+      case SKEW -> {
+        List<ServerName> one = bankServers(taken, 1);
+        if (one.isEmpty()) {
+          yield "no skew (no free server hosts a bank region)";
+        }
+        long skew = (random.nextBoolean() ? 1 : -1) * (5_000L + random.nextInt(25_001));
+        Duration length = Duration.ofSeconds(10 + random.nextInt(21));
+        testFault(one.get(0), Set.of(), skew, length);
+        counts.get(fault).incrementAndGet();
+        sleep(length);
+        yield "G-Store clock of " + one.get(0).getAddress() + " moved by " + skew + " ms for " + length.toSeconds()
+            + " s";
+      }
       case SPLIT -> {
         byte[] at = bank.row(random.nextInt(bank.groups()), 1 + random.nextInt(bank.accounts() - 1));
         try (Admin admin = connection.getAdmin()) {
@@ -275,6 +310,47 @@ final class FaultSchedule implements Runnable {
     }
     taken.add(pick);
     return pick;
+  }
+
+  /**
+   * Up to {@code n} region servers that host a region of the bank table and no other fault of this round holds
+   * (taken for it): a test fault reaches a server through one of its G-Store regions.
+   */
+  private List<ServerName> bankServers(Set<String> taken, int n) throws IOException {
+    List<ServerName> hosting = new ArrayList<>();
+    try (RegionLocator locator = connection.getRegionLocator(bank.table())) {
+      for (HRegionLocation l : locator.getAllRegionLocations()) {
+        String role = roleServing(l.getServerName().getPort());
+        if (role != null && !taken.contains(role) && !hosting.contains(l.getServerName())) {
+          hosting.add(l.getServerName());
+        }
+      }
+    }
+    Collections.shuffle(hosting, random);
+    List<ServerName> picked = hosting.subList(0, Math.min(n, hosting.size()));
+    picked.forEach(s -> taken.add(roleServing(s.getPort())));
+    return new ArrayList<>(picked);
+  }
+
+  /**
+   * Asks {@code server} (through a bank region it hosts) to drop its G-Store datagrams to {@code dropTo} and move
+   * its G-Store clock by {@code skewMillis}, for {@code length}; the server goes back by itself.
+   */
+  private void testFault(ServerName server, Set<ServerName> dropTo, long skewMillis, Duration length)
+      throws IOException {
+    TestFaultRequest.Builder request = TestFaultRequest.newBuilder().setSkewMs(skewMillis)
+        .setDurationMs(length.toMillis());
+    dropTo.forEach(peer -> request.addDropTo(HBaseKeyLocator.nodeId(peer).value()));
+    try (RegionLocator locator = connection.getRegionLocator(bank.table());
+        Table table = connection.getTable(bank.table())) {
+      HRegionLocation region = locator.getAllRegionLocations().stream()
+          .filter(l -> l.getServerName().equals(server)).findFirst()
+          .orElseThrow(() -> new IOException(server + " hosts no bank region any more"));
+      GStoreService.newBlockingStub(table.coprocessorService(region.getRegion().getStartKey()))
+          .testFault(null, request.build());
+    } catch (ServiceException e) {
+      throw new IOException("the test fault did not reach " + server + ": " + e.getMessage(), e);
+    }
   }
 
   private HRegionLocation leaderRegion(int group) throws IOException {

@@ -20,6 +20,7 @@ class FaultTest {
   @Test
   void theVerdictCountsEachKindByTheIssuesWords() {
     assertThat(EnumSet.allOf(Fault.class).stream().map(Fault::counted))
-        .containsExactly("kills", "pauses", "moves", "balances", "splits", "restarts", "masters");
+        .containsExactly("kills", "pauses", "moves", "balances", "splits", "restarts", "masters", "partitions",
+            "skews");
   }
 }

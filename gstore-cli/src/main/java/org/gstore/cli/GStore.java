@@ -55,7 +55,8 @@ public final class GStore {
              gstore version                         (this release, and the HBase client it was built with)
              gstore cluster start|stop|status|kill|restart [--dir target/cluster] ...   (gstore cluster help)
              gstore chaos [--dir target/cluster] [--conf hbase-site.xml] [--minutes 5] [--every 30s]
-                          [--faults kill,pause,move,balance,split,restart,master|all] [--min-faults N]
+                          [--faults kill,pause,move,balance,split,restart,master,partition,skew|all]
+                          [--min-faults N]
                           [--down 5s] [--pause 15s] [--groups 4] [--accounts 8] [--workers 4] [--seed N]
                           [--workload bank|append|both]
                           (bank transfers, and groups forming and dissolving over list-append keys, while faults

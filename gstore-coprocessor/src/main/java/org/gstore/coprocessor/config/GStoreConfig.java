@@ -50,7 +50,8 @@ public record GStoreConfig(
     long alertShippingLagMillis,
     long alertStalledMillis,
     boolean protocolLogged,
-    long checkpointDelayMillis) {
+    long checkpointDelayMillis,
+    boolean testFaultsEnabled) {
 
   /**
    * The class name of G-Store's region coprocessor, as tables and {@code hbase.coprocessor.user.region.classes} name
@@ -109,6 +110,11 @@ public record GStoreConfig(
   public static final String SHIPPER_DELAY_MS = "gstore.shipper.delay.ms";
   /** How often commits HBase refused for good (quarantined) are shipped again. */
   public static final String SHIPPER_QUARANTINE_RETRY_MS = "gstore.shipper.quarantine.retry.ms";
+  /**
+   * Test clusters only: the region server takes test faults (its datagrams to some peers dropped, its G-Store clock
+   * moved, for a while) from a chaos run. Off by default; a server with it off refuses them, saying so.
+   */
+  public static final String TEST_FAULTS_ENABLED = "gstore.test.faults.enabled";
   /**
    * Where protocol state becomes durable first: {@code table} (each step's records written to the state tables
    * before its messages leave) or {@code wal} (logged in the shared WAL, checkpointed to the tables in the
@@ -221,7 +227,8 @@ public record GStoreConfig(
         longIn(conf, ALERT_SHIPPING_LAG_MS, 60_000, 1_000, 24L * 3_600_000),
         longIn(conf, ALERT_STALLED_MS, 300_000, 1_000, 24L * 3_600_000),
         protocolLogged(conf),
-        longIn(conf, PROTOCOL_CHECKPOINT_DELAY_MS, 0, 0, 24L * 3_600_000));
+        longIn(conf, PROTOCOL_CHECKPOINT_DELAY_MS, 0, 0, 24L * 3_600_000),
+        bool(conf, TEST_FAULTS_ENABLED));
   }
 
   private static boolean protocolLogged(Configuration conf) {

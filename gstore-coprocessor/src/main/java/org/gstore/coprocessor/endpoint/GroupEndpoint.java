@@ -24,6 +24,7 @@ import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupPhase;
 import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Reply;
 import org.gstore.common.wire.RecordCodec;
 import org.gstore.common.wire.generated.GStoreProtos;
@@ -40,6 +41,8 @@ import org.gstore.common.wire.generated.GStoreProtos.LeaseAnswerProto;
 import org.gstore.common.wire.generated.GStoreProtos.LeaseRecordProto;
 import org.gstore.common.wire.generated.GStoreProtos.RecoveryStatusRequest;
 import org.gstore.common.wire.generated.GStoreProtos.RecoveryStatusResponse;
+import org.gstore.common.wire.generated.GStoreProtos.TestFaultRequest;
+import org.gstore.common.wire.generated.GStoreProtos.TestFaultResponse;
 import org.gstore.common.wire.generated.GStoreProtos.ServerStatusProto;
 import org.gstore.common.wire.generated.GStoreProtos.LeaseOutcomeProto;
 import org.gstore.common.wire.generated.GStoreProtos.OutcomeProto;
@@ -254,6 +257,20 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
             .setWalFiles(s.walFiles()).setWalBytes(s.walBytes()).addAllAlerts(new java.util.TreeSet<>(s.alerts())));
       }
       done.run(b.build());
+    } catch (IOException | IllegalArgumentException e) {
+      fail(controller, e, done);
+    }
+  }
+
+  /** Test clusters only: a fault for this region server ({@code gstore.test.faults.enabled}; refused otherwise). */
+  @Override
+  public void testFault(RpcController controller, TestFaultRequest request, RpcCallback<TestFaultResponse> done) {
+    try {
+      requireServer();
+      java.util.Set<NodeId> dropTo = new java.util.HashSet<>();
+      request.getDropToList().forEach(n -> dropTo.add(new NodeId(n)));
+      server.testFault(dropTo, request.getSkewMs(), request.getDurationMs());
+      done.run(TestFaultResponse.getDefaultInstance());
     } catch (IOException | IllegalArgumentException e) {
       fail(controller, e, done);
     }

@@ -1,7 +1,9 @@
 package org.gstore.coprocessor.server;
 
 import java.net.InetSocketAddress;
+import java.util.function.Predicate;
 import org.gstore.common.protocol.Datagram;
+import org.gstore.common.protocol.NodeId;
 import org.gstore.coprocessor.transport.HBaseKeyLocator;
 import org.gstore.coprocessor.transport.PeerRegistry;
 import org.gstore.coprocessor.transport.UdpTransport;
@@ -20,17 +22,21 @@ final class DatagramOutbox {
   private final PeerRegistry peers;
   private final HBaseKeyLocator locator;
   private final UdpTransport transport;
+  /** Test clusters only: peers this server's datagrams do not reach now ({@link TestFaults}). */
+  private final Predicate<NodeId> partitioned;
 
-  DatagramOutbox(ReleaseGate releaseGate, PeerRegistry peers, HBaseKeyLocator locator, UdpTransport transport) {
+  DatagramOutbox(ReleaseGate releaseGate, PeerRegistry peers, HBaseKeyLocator locator, UdpTransport transport,
+      Predicate<NodeId> partitioned) {
     this.releaseGate = releaseGate;
     this.peers = peers;
     this.locator = locator;
     this.transport = transport;
+    this.partitioned = partitioned;
   }
 
   void send(Datagram unfiltered) {
     Datagram d = releaseGate.pass(unfiltered);
-    if (d == null) {
+    if (d == null || partitioned.test(d.to())) {
       return;
     }
     InetSocketAddress to = peers.addressOf(d.to());

@@ -6,6 +6,7 @@ import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -85,6 +86,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final InstanceLog instanceLog;
   private final PersistenceHeartbeat heartbeat;
   private final ServerBeats beats;
+  private final TestFaults faults; // test clusters only: datagrams dropped, G-Store's clock moved
   private final ThresholdAlerts alerts;
   private final ClientWaiters waiters = new ClientWaiters();
   private final StepWriter writer;
@@ -122,6 +124,7 @@ public final class GStoreServer implements GroupService, Closeable {
     this.host = HostServer.of(env);
     this.self = HBaseKeyLocator.nodeId(serverName);
     this.config = GStoreConfig.from(env.getConfiguration());
+    this.faults = new TestFaults(config.testFaultsEnabled(), System::currentTimeMillis);
     this.secrets = ClusterSecrets.of(config);
     OwnerToken ownerToken = secrets.ownerTokens();
     this.writeFence = new WriteFence(hosted, ownerToken);
@@ -159,7 +162,7 @@ public final class GStoreServer implements GroupService, Closeable {
     this.alerts = new ThresholdAlerts(config.alertShippingLagMillis(), config.alertStalledMillis());
 
     ReleaseGate releaseGate = new ReleaseGate();
-    DatagramOutbox outbox = new DatagramOutbox(releaseGate, peers, locator, transport);
+    DatagramOutbox outbox = new DatagramOutbox(releaseGate, peers, locator, transport, faults::drops);
     this.writer = new StepWriter(serverName.getAddress().toString(), stateLog != null ? stateLog : tables,
         wal::checkNotFenced,
         e -> fatal("a recovery fenced its WAL: " + e.getMessage(), e),
@@ -176,9 +179,9 @@ public final class GStoreServer implements GroupService, Closeable {
         env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE),
         config.maxCommitBytes());
     this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
-        new OutcomeTable(hbase), config.endpointWaitMillis(), System::currentTimeMillis);
+        new OutcomeTable(hbase), config.endpointWaitMillis(), faults::now);
     GroupHandover handover = new GroupHandover(caches, wal, shipper, metrics, config.endpointWaitMillis(),
-        config.maxFutureMillis(), System::currentTimeMillis);
+        config.maxFutureMillis(), faults::now);
     this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, handover, metrics,
         host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
     ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
@@ -187,8 +190,7 @@ public final class GStoreServer implements GroupService, Closeable {
     this.deletes = new GroupDeletes(self, handover, releaseGate, runtime, outbox, writer::letOut,
         threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, wal::checkNotFenced, deletes::delete,
-        metrics,
-        System::currentTimeMillis, threads("leases"));
+        metrics, faults::now, threads("leases"));
     GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
     gauges.stats = runtime::stats;
     gauges.retryTimeoutMillis = runtime::retryTimeoutMillis;
@@ -296,6 +298,11 @@ public final class GStoreServer implements GroupService, Closeable {
     GroupRef group = record.get().group();
     return new GroupStat(record.get().phase(), shipper.ledger().queuedCount(group),
         shipper.ledger().pendingCount(group), leases.lease(id));
+  }
+
+  @Override
+  public void testFault(Set<NodeId> dropTo, long skewMillis, long durationMillis) throws IOException {
+    faults.inject(dropTo, skewMillis, durationMillis);
   }
 
   @Override

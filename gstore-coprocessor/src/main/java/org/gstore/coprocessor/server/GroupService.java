@@ -37,6 +37,10 @@ public interface GroupService {
   /** What a leader knows of one of its groups: its phase, commits not yet shipped, not yet persisted, its lease. */
   record GroupStat(GroupPhase phase, int unshipped, int unpersisted, GroupLeases.Lease lease) {}
 
+  /** Test clusters only: see {@link TestFaults#inject}. */
+  void testFault(java.util.Set<org.gstore.common.protocol.NodeId> dropTo, long skewMillis, long durationMillis)
+      throws IOException;
+
   /** The cluster's recovery state, as this server reads it from ZooKeeper and the WAL directory. */
   List<RecoveryStatusReader.ServerStatus> recoveryStatus() throws IOException;
 

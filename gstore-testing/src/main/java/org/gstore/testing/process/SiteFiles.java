@@ -127,6 +127,7 @@ final class SiteFiles {
     c.put("gstore.cluster.secret.file", layout.dir().resolve(SECRET_FILE).toString());
     c.put("gstore.udp.bind.address", "127.0.0.1");
     c.put("hbase.skip.load.duplicate.table.coprocessor", "true");
+    c.put("gstore.test.faults.enabled", "true"); // a test cluster: chaos runs partition servers and skew clocks
     // one range for all region servers of this host: each takes the first free port
     c.put("gstore.udp.port", layout.udpPorts()[0] + "-" + layout.udpPorts()[1]);
     c.putAll(layout.settings());

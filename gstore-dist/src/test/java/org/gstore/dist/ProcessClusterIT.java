@@ -188,7 +188,7 @@ class ProcessClusterIT {
 
   @Test
   @Order(5)
-  @Timeout(value = 15, unit = TimeUnit.MINUTES)
+  @Timeout(value = 20, unit = TimeUnit.MINUTES)
   void chaosMixingEveryFaultKindLosesAndDuplicatesNothing() throws Exception {
     BankChaos.Settings settings = new BankChaos.Settings(Duration.ofSeconds(60), Duration.ofSeconds(10),
         Duration.ofSeconds(3), Duration.ofSeconds(15), EnumSet.allOf(Fault.class), Fault.values().length, 4, 8, 4,

@@ -222,4 +222,16 @@ class BadInputIT {
     });
     g.delete();
   }
+
+  /** The chaos runs' test hook: a server of a cluster that did not set it refuses, saying why, and drops nothing. */
+  @Test
+  void aTestFaultIsRefusedByAServerWithoutTheTestKey() throws Exception {
+    org.gstore.common.wire.generated.GStoreProtos.TestFaultRequest fault =
+        org.gstore.common.wire.generated.GStoreProtos.TestFaultRequest.newBuilder().addDropTo("any-peer")
+            .setSkewMs(20_000).setDurationMs(60_000).build();
+    byte[] row = TestRows.row(60);
+    assertThatThrownBy(() -> GStoreService.newBlockingStub(table.coprocessorService(row)).testFault(null, fault))
+        .hasStackTraceContaining("gstore.test.faults.enabled").hasStackTraceContaining("test clusters only");
+    serversStillWork(60);
+  }
 }

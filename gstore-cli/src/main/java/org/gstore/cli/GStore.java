@@ -194,6 +194,9 @@ public final class GStore {
 
   private static Job status(Map<String, String> o) {
     allow(o, "--conf");
+    if (!o.containsKey("--conf")) { // a fresh embedded cluster would always look healthy: no go/no-go check
+      throw fail("gstore status needs --conf hbase-site.xml (the cluster to inspect)");
+    }
     return (connection, embedded) -> {
       try (GStoreClient client = GStoreClient.create(connection); GStoreAdmin admin = client.admin()) {
         System.out.print(StatusReport.render(admin.recoveryStatus()));

@@ -245,10 +245,11 @@ final class FaultSchedule implements Runnable {
         }
         boolean bothWays = random.nextBoolean();
         Duration length = Duration.ofSeconds(5 + random.nextInt(26));
-        testFault(two.get(0), Set.of(two.get(1)), 0, length);
-        if (bothWays) {
-          testFault(two.get(1), Set.of(two.get(0)), 0, length);
+        String refused = testFault(two.get(0), Set.of(two.get(1)), 0, length);
+        if (refused != null) {
+          yield "no partition: " + refused;
         }
+        bothWays &= testFault(two.get(1), Set.of(two.get(0)), 0, length) == null;
         counts.get(fault).incrementAndGet();
         sleep(length);
         yield "partition " + two.get(0).getAddress() + (bothWays ? " <-> " : " -> ") + two.get(1).getAddress()
@@ -261,7 +262,10 @@ final class FaultSchedule implements Runnable {
         }
         long skew = (random.nextBoolean() ? 1 : -1) * (5_000L + random.nextInt(25_001));
         Duration length = Duration.ofSeconds(10 + random.nextInt(21));
-        testFault(one.get(0), Set.of(), skew, length);
+        String refused = testFault(one.get(0), Set.of(), skew, length);
+        if (refused != null) {
+          yield "no skew: " + refused;
+        }
         counts.get(fault).incrementAndGet();
         sleep(length);
         yield "G-Store clock of " + one.get(0).getAddress() + " moved by " + skew + " ms for " + length.toSeconds()
@@ -334,10 +338,10 @@ final class FaultSchedule implements Runnable {
 
   /**
    * Asks {@code server} (through a bank region it hosts) to drop its G-Store datagrams to {@code dropTo} and move
-   * its G-Store clock by {@code skewMillis}, for {@code length}; the server goes back by itself.
+   * its G-Store clock by {@code skewMillis}, for {@code length}; the server goes back by itself. Returns why it did
+   * not take it (its region moved, the call failed: another fault may be under way), or null.
    */
-  private void testFault(ServerName server, Set<ServerName> dropTo, long skewMillis, Duration length)
-      throws IOException {
+  private String testFault(ServerName server, Set<ServerName> dropTo, long skewMillis, Duration length) {
     TestFaultRequest.Builder request = TestFaultRequest.newBuilder().setSkewMs(skewMillis)
         .setDurationMs(length.toMillis());
     dropTo.forEach(peer -> request.addDropTo(HBaseKeyLocator.nodeId(peer).value()));
@@ -348,8 +352,9 @@ final class FaultSchedule implements Runnable {
           .orElseThrow(() -> new IOException(server + " hosts no bank region any more"));
       GStoreService.newBlockingStub(table.coprocessorService(region.getRegion().getStartKey()))
           .testFault(null, request.build());
-    } catch (ServiceException e) {
-      throw new IOException("the test fault did not reach " + server + ": " + e.getMessage(), e);
+      return null;
+    } catch (IOException | ServiceException | RuntimeException e) {
+      return "the test fault did not reach " + server + ": " + e.getMessage();
     }
   }
 

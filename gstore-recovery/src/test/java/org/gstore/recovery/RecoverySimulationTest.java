@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class RecoverySimulationTest {
   private static final int DEFAULT_RUNS = 2_000;
   /** Schedules within which each planted defect must be caught. */
-  private static final int DEFECT_RUNS = 6_000;
+  private static final int DEFECT_RUNS = 3_000;
 
   @Test
   @Timeout(value = 30, unit = TimeUnit.MINUTES)

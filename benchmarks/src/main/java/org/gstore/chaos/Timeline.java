@@ -51,7 +51,10 @@ public final class Timeline {
 
   /** A fault, described by {@code what}, ran from {@code fromNanos} to {@code toNanos} (System.nanoTime). */
   public synchronized void fault(String what, long fromNanos, long toNanos) {
-    faults.add(new FaultSpan(what, (fromNanos - startNanos) / 1e9, (toNanos - startNanos) / 1e9));
+    // one line, no commas: a CSV cell, and a chart label (a line break there made XChart fail)
+    String oneLine = what.replaceAll("\\s+", " ").replace(',', ';').trim();
+    faults.add(new FaultSpan(oneLine.isEmpty() ? "fault" : oneLine, (fromNanos - startNanos) / 1e9,
+        (toNanos - startNanos) / 1e9));
   }
 
   synchronized List<FaultSpan> faults() {
@@ -105,9 +108,11 @@ public final class Timeline {
       latency.setMarker(SeriesMarkers.NONE);
       latency.setYAxisGroup(1);
     }
-    for (FaultSpan f : spans) { // each fault as a shaded band on the throughput axis, named in the legend
-      XYSeries band = chart.addSeries(f.what() + String.format(Locale.ROOT, " (%.0f-%.0f s)", f.from(), f.to()),
+    for (int i = 0; i < spans.size(); i++) { // each fault a shaded band on the throughput axis; the CSV names them
+      FaultSpan f = spans.get(i);
+      XYSeries band = chart.addSeries(i == 0 ? "faults (timeline.csv names each)" : "fault " + i,
           new double[] {f.from(), f.from(), f.to(), f.to()}, new double[] {0, peak, peak, 0});
+      band.setShowInLegend(i == 0);
       band.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Area);
       band.setMarker(SeriesMarkers.NONE);
       band.setFillColor(new java.awt.Color(200, 60, 60, 40));

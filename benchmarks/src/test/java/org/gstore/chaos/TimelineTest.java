@@ -20,6 +20,9 @@ class TimelineTest {
     timeline.committed("append", TimeUnit.MILLISECONDS.toNanos(5));
     timeline.fault("kill -9 rs1", start + TimeUnit.MILLISECONDS.toNanos(1_500),
         start + TimeUnit.MILLISECONDS.toNanos(2_500));
+    // as a chaos run names some: commas, and an exception's message with a line break (XChart failed on those)
+    timeline.fault("move from localhost,23020,17; no split (java.io.IOException: one\ntwo)",
+        start + TimeUnit.MILLISECONDS.toNanos(2_100), start + TimeUnit.MILLISECONDS.toNanos(2_200));
 
     Path png = timeline.write(dir);
 
@@ -28,7 +31,8 @@ class TimelineTest {
     assertThat(csv).hasSize(5); // seconds 0 to 3
     assertThat(csv.get(1)).isEqualTo("0,0,,0,,");
     assertThat(csv.get(2)).endsWith(",kill -9 rs1");
-    assertThat(csv.get(3)).endsWith(",kill -9 rs1");
+    assertThat(csv.get(3))
+        .endsWith(",kill -9 rs1 + move from localhost;23020;17; no split (java.io.IOException: one two)");
     assertThat(csv.get(4)).startsWith("3,1,5.0,100,").endsWith(",");
     assertThat(Double.parseDouble(csv.get(4).split(",")[4])).isBetween(98.0, 100.5);
     assertThat(png).exists();

@@ -207,7 +207,8 @@ class ProcessClusterIT {
         .endsWith("verdict=strict-serializable");
     try (var runs = Files.list(DIR)) {
       assertThat(runs.filter(d -> d.getFileName().toString().startsWith("chaos-")).toList())
-          .as("the run's files").singleElement().satisfies(run -> assertThat(run.resolve("timeline.png")).exists())
+          .as("the run's files").singleElement()
+          .satisfies(run -> assertThat(Files.size(run.resolve("timeline.png"))).as("timeline.png").isPositive())
           .satisfies(run -> assertThat(run.resolve("timeline.csv")).exists())
           .satisfies(run -> assertThat(run.resolve("history.jsonl")).exists());
     }

@@ -19,14 +19,10 @@ import org.gstore.bench.Benchmark;
 import org.gstore.bench.Reports;
 import org.gstore.bench.ScaleRun;
 import org.gstore.bench.omid.OmidSettings;
-import org.gstore.chaos.BankChaos;
-import org.gstore.chaos.Fault;
-import org.gstore.chaos.Workload;
 import org.gstore.client.GStoreAdmin;
 import org.gstore.client.GStoreClient;
 import org.gstore.common.GStoreVersion;
 import org.gstore.testing.GStoreMiniCluster;
-import org.gstore.testing.process.ProcessCluster;
 
 /**
  * The {@code gstore} command line: the casino demo, benchmarks, the process cluster and its chaos run, and the
@@ -66,7 +62,7 @@ public final class GStore {
                           (a list-append history, one JSON operation a line: G0, G1a, G1b, G1c, G-single, G2,
                            lost and duplicated appends; exit 0 none, 1 anomalies, 2 unreadable)""";
 
-  private interface Job {
+  interface Job {
     boolean run(Connection connection, boolean embedded) throws Exception;
   }
 
@@ -88,7 +84,7 @@ public final class GStore {
         return 0;
       }
       if (argv[0].equals("chaos")) {
-        return chaos(options(argv)) ? 0 : 1;
+        return ChaosCommand.run(options(argv)) ? 0 : 1;
       }
       if (argv[0].equals("check-history")) {
         return CheckHistoryCommand.run(java.util.Arrays.copyOfRange(argv, 1, argv.length), System.out, System.err);
@@ -125,42 +121,6 @@ public final class GStore {
     UsageException(String message) {
       super(message);
     }
-  }
-
-  /** {@code gstore chaos}: needs a process cluster, to kill its processes. */
-  private static boolean chaos(Map<String, String> o) throws Exception {
-    allow(o, "--conf", "--dir", "--minutes", "--every", "--faults", "--min-faults", "--down", "--pause", "--groups",
-        "--accounts", "--workers", "--seed", "--workload");
-    Set<Workload> workloads;
-    try {
-      workloads = Workload.parse(o.getOrDefault("--workload", "both"));
-    } catch (IllegalArgumentException e) {
-      throw fail("--workload: " + e.getMessage());
-    }
-    Path dir = Path.of(o.getOrDefault("--dir", "target/cluster"));
-    ProcessCluster cluster = ProcessCluster.open(dir, System.out);
-    String conf = o.getOrDefault("--conf", cluster.clientSite().toString());
-    double minutes = Double.parseDouble(o.getOrDefault("--minutes", "5"));
-    if (!(minutes > 0 && minutes <= 24 * 60)) {
-      throw fail("--minutes must be more than 0 and at most a day");
-    }
-    Set<Fault> faults;
-    try {
-      faults = Fault.parse(o.getOrDefault("--faults", "all"));
-    } catch (IllegalArgumentException e) {
-      throw fail("--faults: " + e.getMessage());
-    }
-    int accounts = positive(o, "--accounts", 8);
-    if (accounts < 2) {
-      throw fail("--accounts must be at least 2");
-    }
-    BankChaos.Settings settings = new BankChaos.Settings(Duration.ofMillis((long) (minutes * 60_000)),
-        duration(o, "--every", "30s"), duration(o, "--down", "5s"), duration(o, "--pause", "15s"), faults,
-        positive(o, "--min-faults", faults.size()), positive(o, "--groups", 4), accounts,
-        positive(o, "--workers", 4),
-        Long.parseLong(o.getOrDefault("--seed", Long.toString(System.nanoTime() % 1_000_000))), workloads);
-    return withCluster(conf, Map.of(),
-        (connection, embedded) -> new BankChaos(connection, cluster, settings, System.out).run().ok());
   }
 
   /** {@code 30s}, {@code 2m} or a number of seconds. */
@@ -327,7 +287,7 @@ public final class GStore {
     return settings;
   }
 
-  private static boolean withCluster(String conf, Map<String, String> settings, Job job) throws Exception {
+  static boolean withCluster(String conf, Map<String, String> settings, Job job) throws Exception {
     if (conf != null) {
       if (!new File(conf).isFile()) {
         throw fail("no such file: " + conf);

@@ -129,7 +129,6 @@ public final class GStoreMetrics {
   }
 
   private static final Map<MetricRegistry, Sources> SOURCES = new java.util.concurrent.ConcurrentHashMap<>();
-  /** T_F gets a gauge for each of the first this many WAL streams (gstore.wal.streams is at most 64). */
   /** The gauges' sources for {@code registry}; the caller points them at its server. */
   public static Sources gauges(MetricRegistry registry) {
     return SOURCES.computeIfAbsent(registry, r -> {

@@ -191,17 +191,8 @@ public final class GStoreServer implements GroupService, Closeable {
         threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, wal::checkNotFenced, deletes::delete,
         metrics, faults::now, threads("leases"));
-    GStoreMetrics.Sources gauges = GStoreMetrics.gauges(env.getMetricRegistryForRegionServer());
-    gauges.stats = runtime::stats;
-    gauges.retryTimeoutMillis = runtime::retryTimeoutMillis;
-    gauges.groupsLed = runtime::groupsLed;
-    gauges.fencedRows = hosted::fencedRows;
-    gauges.deletesHeld = deletes::held;
-    gauges.shipper = shipper.ledger();
-    gauges.heartbeat = heartbeat;
-    gauges.alerts = alerts;
-    gauges.walFiles = () -> (long) wal.fileCount();
-    gauges.protocolRecordsPending = stateLog != null ? stateLog::pending : () -> 0;
+    ServerGauges.point(env.getMetricRegistryForRegionServer(), runtime, hosted, deletes, shipper.ledger(), heartbeat,
+        alerts, wal, stateLog);
   }
 
   /**

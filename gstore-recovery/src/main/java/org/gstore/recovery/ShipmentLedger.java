@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * <p>A commit HBase refuses for good is <em>quarantined</em> ({@link #refused}): kept in the WAL, shipped again
  * every {@link #quarantineRetryMillis} ({@link #retryQuarantined}), never dropped, and still held: its group's
  * deletes and leader-region closes wait for it, since a release would fence its retries out for good and a
- * handover would load the group without it ({@link #quarantineCause} says why, for the errors they give).
+ * handover would load the group without it ({@link #quarantineCause} says why, for the errors they give). The
+ * group's commits that were already acknowledged wait behind it ({@link #quarantineBehindEarlier}): a group's
+ * commits land in commit order.
  *
  * <p>Thread-safe; every change wakes threads waiting on this object's monitor (a drain waits so).
  */
@@ -193,6 +195,29 @@ public final class ShipmentLedger {
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
     refusals++;
     notifyAll();
+  }
+
+  /**
+   * If an earlier commit of {@code s}'s group is quarantined, quarantines {@code s} behind it and returns true: a
+   * group's commits reach HBase in commit order. A later commit landing first could delete a cell the quarantined
+   * one writes; the older write, landing after major compactions purged that delete marker
+   * ({@code gstore.recovery.deletes.retain.ms}), would bring the deleted value back. Only commits acknowledged before
+   * the quarantine was known (or replayed) can be behind one: the group takes no new commit meanwhile.
+   */
+  public synchronized boolean quarantineBehindEarlier(Shipment s) {
+    for (Shipment q : quarantined) {
+      if (q.group().equals(s.group()) && q.commitTs() < s.commitTs()) {
+        LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
+            s.group().id(), s.commitTs(), q.commitTs());
+        quarantined.add(s);
+        refusedBecause.put(s, "behind its group's quarantined commit " + q.commitTs() + ": " + refusedBecause.get(q));
+        retrying.remove(s);
+        queued.remove(s); // still held: heldPerGroup and the WAL keep it
+        notifyAll();
+        return true;
+      }
+    }
+    return false;
   }
 
   /** T_F: every shipment numbered up to this one is acknowledged by HBase (-1: none yet). */

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A commit that HBase refuses for good (a {@link org.apache.hadoop.hbase.DoNotRetryIOException}: its column
  * family or table was dropped after it committed, say) must not stop everyone else's: the batch is then shipped one
- * commit at a time, and a commit refused on its own is quarantined ({@link ShipmentLedger#refused}).
+ * commit at a time, and a commit refused on its own is quarantined ({@link ShipmentLedger#refused}), with the later
+ * commits of its group behind it ({@link ShipmentLedger#quarantineBehindEarlier}).
  */
 public final class UpdateShipper implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(UpdateShipper.class);
@@ -172,8 +173,12 @@ public final class UpdateShipper implements Closeable {
     }
     List<Shipment> batch = new ArrayList<>(held.size());
     held.forEach(h -> batch.add(h.shipment()));
-    if (shipUnlessRefused(batch) != null) {
+    batch.removeIf(ledger::quarantineBehindEarlier); // a group's commits land in commit order
+    if (!batch.isEmpty() && shipUnlessRefused(batch) != null) {
       for (Shipment s : batch) {
+        if (ledger.quarantineBehindEarlier(s)) { // an earlier commit of its group was refused just now
+          continue;
+        }
         IOException refusal = shipUnlessRefused(List.of(s));
         if (refusal != null) {
           ledger.refused(s, refusal.toString());

@@ -42,6 +42,8 @@ import org.gstore.recovery.ShipmentLedger;
 class UpdateShipperTest {
   private static final GroupRef GROUP =
       new GroupRef(new GroupId("g", Key.of("t", Bytes.toBytes("leader"))), new Uid(new org.gstore.common.protocol.NodeId("node"), 1));
+  private static final GroupRef OTHER =
+      new GroupRef(new GroupId("other", Key.of("t", Bytes.toBytes("o"))), new Uid(new org.gstore.common.protocol.NodeId("node"), 1));
   private final List<String> applied = new ArrayList<>();
   /** The transactions whose outcome was recorded in gstore:outcomes. */
   private final java.util.Set<String> recordedOutcomes = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -88,36 +90,81 @@ class UpdateShipperTest {
   }
 
   private static Shipment commit(String row, long seq) {
-    RowWriteProto write = RowWriteProto.newBuilder()
-        .setKey(KeyProto.newBuilder().setTable("t").setRow(ByteString.copyFromUtf8(row)))
-        .addColumns(ColumnProto.newBuilder().setFamily(ByteString.copyFromUtf8("f"))
-            .setQualifier(ByteString.copyFromUtf8("q")).setValue(ByteString.copyFromUtf8("v")))
-        .build();
-    return new Shipment(GROUP, 1_000 + seq, "t" + seq, List.of(write), new WalPosition(0, seq));
+    return commit(GROUP, seq, row);
+  }
+
+  /** A commit of {@code group} at timestamp 1000 + seq, logged at record {@code seq}, writing {@code rows}. */
+  private static Shipment commit(GroupRef group, long seq, String... rows) {
+    List<RowWriteProto> writes = new ArrayList<>();
+    for (String row : rows) {
+      writes.add(RowWriteProto.newBuilder()
+          .setKey(KeyProto.newBuilder().setTable("t").setRow(ByteString.copyFromUtf8(row)))
+          .addColumns(ColumnProto.newBuilder().setFamily(ByteString.copyFromUtf8("f"))
+              .setQualifier(ByteString.copyFromUtf8("q")).setValue(ByteString.copyFromUtf8("v")))
+          .build());
+    }
+    return new Shipment(group, 1_000 + seq, "t" + seq, writes, new WalPosition(0, seq));
   }
 
   @Test
-  void aCommitHBaseRefusesForGoodIsQuarantinedAndTheOthersShipInOrder() throws Exception {
+  void aCommitHBaseRefusesForGoodIsQuarantinedAndOtherGroupsShipInOrder() throws Exception {
     UpdateShipper shipper = new UpdateShipper(hbaseRefusing("bad"), new OwnerToken(new byte[32]),
         Durability.SYNC_WAL, 1);
     try {
-      shipper.ship(commit("a", 0));
-      shipper.ship(commit("bad", 1));
-      shipper.ship(commit("b", 2));
+      shipper.ship(commit(OTHER, 0, "a"));
+      shipper.ship(commit(GROUP, 1, "bad"));
+      shipper.ship(commit(OTHER, 2, "b"));
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 1);
       assertThatThrownBy(() -> shipper.drain(GROUP, 200)).as("the group is held until its commit lands")
           .hasMessageContaining("quarantined");
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> applied.size() == 2);
       assertThat(applied).containsExactly("a(sync)", "b(sync)");
       assertThat(recordedOutcomes).as("refused or not, each committed: a retry must learn so at any leader")
           .hasSize(3).allMatch(row -> row.contains("t0") || row.contains("t1") || row.contains("t2"));
       assertThat(shipper.ledger().quarantinedCount()).isEqualTo(1);
       assertThat(shipper.ledger().pendingCount()).as("still held").isEqualTo(1);
       assertThat(shipper.ledger().walNeededAbove(0)).as("the WAL keeps the quarantined record").isEqualTo(0);
-      shipper.ship(commit("c", 3));
+      shipper.ship(commit(OTHER, 3, "c"));
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> applied.size() == 3);
       assertThat(applied).containsExactly("a(sync)", "b(sync)", "c(sync)");
       assertThat(shipper.ledger().pendingCount()).isEqualTo(1);
       assertThat(shipper.ledger().walNeededAbove(0)).isEqualTo(0);
+    } finally {
+      shipper.close();
+    }
+  }
+
+  /**
+   * A commit of the group acknowledged before the quarantine was known must not land before the quarantined one: it
+   * may delete a cell that one writes, and the older write landing under a delete marker that major compactions
+   * purge after {@code gstore.recovery.deletes.retain.ms} would bring the deleted value back.
+   */
+  @Test
+  void aLaterCommitOfAQuarantinedCommitsGroupWaitsBehindItAndLandsAfterIt() throws Exception {
+    UpdateShipper shipper = new UpdateShipper(hbaseRefusing("bad"), new OwnerToken(new byte[32]),
+        Durability.SYNC_WAL, 1);
+    try {
+      shipper.ship(commit(GROUP, 0, "bad", "x"));
+      shipper.ship(commit(GROUP, 1, "x"));
+      shipper.ship(commit(OTHER, 2, "b"));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 2);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> applied.size() == 1);
+      assertThat(applied).as("only the other group's commit lands").containsExactly("b(sync)");
+      assertThat(shipper.ledger().refusals()).as("HBase refused one commit; the other waits behind it")
+          .isEqualTo(1);
+      assertThat(shipper.ledger().quarantineCause(GROUP)).get().asString().contains("family dropped");
+      shipper.ship(commit(GROUP, 3, "y")); // handed over later still (a replayed commit, say): waits too
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 3);
+      assertThat(shipper.ledger().retryQuarantined(0)).as("still refused").isEqualTo(3);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().refusals() == 2
+          && shipper.ledger().quarantinedCount() == 3);
+      assertThat(applied).containsExactly("b(sync)");
+      poisoned = "none"; // the operator fixed the cause
+      assertThat(shipper.ledger().retryQuarantined(ShipmentLedger.DEFAULT_QUARANTINE_RETRY_MILLIS)).isEqualTo(3);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().pendingCount() == 0);
+      assertThat(applied).as("in commit order").containsExactly("b(sync)", "bad(sync)", "x(sync)", "x(sync)",
+          "y(sync)");
+      assertThat(shipper.ledger().quarantinedCount()).isZero();
     } finally {
       shipper.close();
     }

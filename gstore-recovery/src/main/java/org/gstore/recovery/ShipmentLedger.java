@@ -267,6 +267,9 @@ public final class ShipmentLedger {
     }
     lastQuarantineRetry = now;
     List<Shipment> again = new ArrayList<>(quarantined);
+    // in commit order, whatever order they were quarantined in: a commit shipped before an earlier one of its group
+    // that HBase still refuses would land ahead of it (see quarantineBehindEarlier)
+    again.sort(java.util.Comparator.comparingLong(Shipment::commitTs));
     quarantined.clear();
     retrying.addAll(again);
     for (Shipment s : again) {

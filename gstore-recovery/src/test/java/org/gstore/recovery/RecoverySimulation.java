@@ -39,6 +39,11 @@ import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
  * server that runs no G-Store region never syncs for a claim. Clients retry commits whose answer was lost at the
  * group's leader of the moment: a leader other than the one that made the commit must find its outcome row.
  *
+ * <p>Quarantine is modelled too: HBase refuses writes to a member row for a while (a family dropped), so the commits
+ * writing it are quarantined by the production {@link ShipmentLedger} and shipped again at heartbeats; clients delete
+ * groups and form them again (a drain, then the rows released: the next incarnation's token fences out the earlier
+ * one's writes for ever, and a replay skips them). A quarantined commit must hold its group's delete until it lands.
+ *
  * <p>{@link Defect} plants one known bug each, by wiring the classes as a careless runtime would; the simulation
  * must catch every one.
  */
@@ -60,7 +65,18 @@ final class RecoverySimulation {
      * Outcome rows written with the shipping durability (ASYNC_WAL), as before issue 35: {@code gstore:outcomes} on
      * a server that registers no claim loses one after its commit was forgotten, and a retry commits it again.
      */
-    OUTCOMES_WITH_SHIPPING_DURABILITY
+    OUTCOMES_WITH_SHIPPING_DURABILITY,
+    /**
+     * Drains leave quarantined commits out, as before issue 35: a group is deleted (and formed again) under a commit
+     * HBase refuses for now, whose retries then carry the released rows' old token and are fenced out for good.
+     */
+    DRAIN_LEAVES_QUARANTINED_OUT,
+    /**
+     * A group's later commits ship while an earlier one is quarantined, as before: one that deletes a cell the
+     * quarantined one writes lands first, and the older write, landing after the marker was purged, brings the
+     * deleted value back.
+     */
+    QUARANTINE_OUT_OF_ORDER
   }
 
   record Result(long seed, Defect defect, List<String> violations, int acknowledged, List<String> trace) {
@@ -85,9 +101,14 @@ final class RecoverySimulation {
   /** Major compactions keep delete markers younger than this (G-Store sets HBase's time to purge deletes). */
   private static final long PURGE_DELETES_AFTER = 300;
   private static final String TABLE = "t";
+  /** How often a leader ships its quarantined commits again. */
+  private static final long QUARANTINE_RETRY = 15;
 
-  /** A commit: its writes (row → value, null for a delete) and where it was logged. */
-  private record Commit(int id, int group, long ts, Map<Integer, Integer> writes, String log) {}
+  /**
+   * A commit: its writes (row → value, null for a delete), where it was logged, and the incarnation of its group
+   * (whose token its writes carry: a later incarnation's fences refuse them).
+   */
+  private record Commit(int id, int group, long ts, Map<Integer, Integer> writes, String log, int incarnation) {}
 
   /** One version of a row: its commit timestamp and value (null: a delete marker). */
   private record Version(long ts, Integer value) {}
@@ -131,6 +152,7 @@ final class RecoverySimulation {
       this.server = server;
       this.log = defect == Defect.LOG_NAMED_BY_SERVER ? server.name : LogId.of(server.name, ++instances);
       this.ledger = new ShipmentLedger(false, 2, outbox::add);
+      this.ledger.quarantineRetryMillis(QUARANTINE_RETRY);
       this.heartbeat = new PersistenceHeartbeat(server.name, log, claims, () -> sync(server), ledger,
           (neededAbove, retain) -> truncate(this, neededAbove), () -> now, RETAIN,
           defect == Defect.NO_ZOMBIE_WINDOW ? 0 : ZOMBIE_WINDOW);
@@ -154,6 +176,12 @@ final class RecoverySimulation {
    * kept as regression cases replay as found).
    */
   private final Random outcomeRnd;
+  /** The draws about refusals and group deletes, apart from {@link #rnd} for the same reason. */
+  private final Random quarantineRnd;
+  /** Member rows whose writes HBase refuses for now (a dropped family, a space quota): commits to them quarantine. */
+  private final Set<Integer> refusing = new java.util.TreeSet<>();
+  /** Each group's incarnation: a delete releases its rows and the group forms again, with a new token. */
+  private final int[] incarnation = new int[GROUPS];
   private final FlakyClaims claims;
   private final List<Server> servers = new ArrayList<>();
   private final int[] generation = new int[SLOTS];
@@ -181,6 +209,7 @@ final class RecoverySimulation {
     this.defect = defect;
     this.rnd = new Random(seed);
     this.outcomeRnd = new Random(~seed);
+    this.quarantineRnd = new Random(seed * 0x9E3779B97F4A7C15L + 35);
     this.claims = new FlakyClaims(rnd);
     this.outcomesSynced = defect != Defect.OUTCOMES_WITH_SHIPPING_DURABILITY
         && org.gstore.recovery.hbase.CommitApplier.OUTCOME_DURABILITY.ordinal()
@@ -218,6 +247,12 @@ final class RecoverySimulation {
       retryWithLostAnswer();
     } else if (outcomeDice < 6) {
       moveOutcomes();
+    }
+    int quarantineDice = quarantineRnd.nextInt(100);
+    if (quarantineDice < 2) {
+      toggleRefusal();
+    } else if (quarantineDice < 5) {
+      deleteGroup(quarantineRnd.nextInt(GROUPS));
     }
     int dice = rnd.nextInt(100);
     if (dice < 20) {
@@ -569,14 +604,16 @@ final class RecoverySimulation {
     List<Shipment> unpersisted = leader.ledger.unpersistedOf(g);
     for (Shipment s : unpersisted) {
       for (Map.Entry<Integer, Integer> w : byTs.get(s.commitTs()).writes().entrySet()) {
-        if (rowHost[w.getKey()] == null) {
+        if (rowHost[w.getKey()] == null || refusal(byTs.get(s.commitTs())) != null) {
           return false;
         }
       }
     }
     unpersisted.forEach(s -> writePersisted(byTs.get(s.commitTs())));
     leader.ledger.persistedOnDrain(unpersisted);
-    if (leader.ledger.pendingCount(g) > 0) {
+    boolean quarantinedLeftOut = defect == Defect.DRAIN_LEAVES_QUARANTINED_OUT
+        && leader.ledger.quarantineCause(g).isPresent();
+    if (leader.ledger.pendingCount(g) > 0 && !quarantinedLeftOut) {
       return false;
     }
     WalRecordProto mark = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(g)).setCommitTs(0)
@@ -616,13 +653,17 @@ final class RecoverySimulation {
     if (leader == null || !servable(group, leader.log)) {
       return; // its region waits for the logs holding the group to be replayed
     }
+    if (leader.ledger.quarantineCause(ref(group)).isPresent()) {
+      log("a commit of group " + group + " is refused: RegionTooBusyException, a commit of it is quarantined");
+      return;
+    }
     Map<Integer, Integer> writes = new TreeMap<>();
     int id = nextCommit++;
     for (int k = 0; k < 1 + rnd.nextInt(2); k++) {
       int row = leaderRow(group) + 1 + rnd.nextInt(MEMBERS);
       writes.put(row, rnd.nextInt(6) == 0 ? null : id);
     }
-    Commit c = new Commit(id, group, now * 100 + (id % 100), writes, leader.log);
+    Commit c = new Commit(id, group, now * 100 + (id % 100), writes, leader.log, incarnation[group]);
     WalRecordProto record = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(ref(group)))
         .setCommitTs(c.ts()).setTxnId("c" + id).build();
     WalPosition at = append(leader, group, record);
@@ -760,8 +801,26 @@ final class RecoverySimulation {
   /** The batch's writes go to the memstores of the servers it was sent to, and the leader takes the answer. */
   private void apply(Rpc rpc) {
     pending.remove(rpc);
-    for (Shipment s : rpc.batch()) {
+    List<Shipment> landed = new ArrayList<>();
+    List<Shipment> inCommitOrder = new ArrayList<>(rpc.batch()); // as the shipper ships a refused batch
+    inCommitOrder.sort(java.util.Comparator.comparingLong(Shipment::commitTs));
+    for (Shipment s : inCommitOrder) {
       Commit c = byTs.get(s.commitTs());
+      if (defect != Defect.QUARANTINE_OUT_OF_ORDER && rpc.from().ledger.quarantineBehindEarlier(s)) {
+        log(rpc.from().log + " holds c" + c.id() + " behind its group's quarantined commit");
+        continue;
+      }
+      String refusal = refusal(c);
+      if (refusal != null) { // the shipper ships the batch one commit at a time, and quarantines this one
+        if (rpc.sentAt() == rpc.from().ledger.epoch()) {
+          rpc.from().ledger.refused(s, refusal);
+        } else {
+          rpc.from().outbox.add(s);
+        }
+        log(rpc.from().log + " quarantines c" + c.id() + ": " + refusal);
+        continue;
+      }
+      landed.add(s);
       if (outcomesSynced) {
         persistedOutcomes.add(c.id());
       } else {
@@ -770,8 +829,51 @@ final class RecoverySimulation {
       c.writes().forEach((row, value) -> rpc.hosts().get(row).memstore
           .computeIfAbsent(row, r -> new ArrayList<>()).add(new Version(c.ts(), value)));
     }
-    rpc.from().ledger.shipped(rpc.batch(), rpc.sentAt());
-    log(rpc.from().log + " shipped " + commits(rpc.batch()) + "; T_F " + rpc.from().ledger.shippedThrough());
+    if (!landed.isEmpty()) {
+      rpc.from().ledger.shipped(landed, rpc.sentAt());
+      log(rpc.from().log + " shipped " + commits(landed) + "; T_F " + rpc.from().ledger.shippedThrough());
+    }
+  }
+
+  /**
+   * Why HBase refuses the commit's writes for good, or null: a row whose family was dropped (for now), or a
+   * token of an earlier incarnation of its group, whose rows were released since (the fence: for ever).
+   */
+  private String refusal(Commit c) {
+    if (c.incarnation() < incarnation[c.group()]) {
+      return "RowGroupedException: its group was deleted since";
+    }
+    return c.writes().keySet().stream().anyMatch(refusing::contains) ? "NoSuchColumnFamilyException" : null;
+  }
+
+  /** A family of a member row is dropped (HBase refuses writes to it), or put back. */
+  private void toggleRefusal() {
+    if (refusing.isEmpty()) {
+      int group = quarantineRnd.nextInt(GROUPS);
+      int row = leaderRow(group) + 1 + quarantineRnd.nextInt(MEMBERS);
+      refusing.add(row);
+      log("HBase refuses writes to row " + row + " (a family dropped)");
+    } else {
+      refusing.clear();
+      log("HBase takes writes to every row again (the family put back)");
+    }
+  }
+
+  /**
+   * A client deletes a group and forms it again: its leader drains it (every commit shipped and persisted, a
+   * persisted mark logged), the rows are released, and the new incarnation's commits carry a new token.
+   */
+  private void deleteGroup(int group) {
+    Integer host = rowHost[leaderRow(group)];
+    if (host == null || !servers.get(host).live || servers.get(host).paused) {
+      return;
+    }
+    Instance leader = servers.get(host).gstore;
+    if (leader == null || !servable(group, leader.log) || !drain(leader, group)) {
+      return;
+    }
+    incarnation[group]++;
+    log("group " + group + " deleted at " + leader.log + "; formed again as incarnation " + incarnation[group]);
   }
 
   private static String commits(List<Shipment> batch) {
@@ -873,6 +975,13 @@ final class RecoverySimulation {
           log("replay of " + e.getKey() + " waits for a region");
           return;
         }
+        if (c.incarnation() < incarnation[c.group()]) {
+          continue; // the fence refuses it as RowGroupedException: the rows left the group, the replay skips it
+        }
+        if (refusal(c) != null) {
+          log("replay of " + e.getKey() + " waits: HBase refuses c" + c.id());
+          return;
+        }
         if (recovererDies && rnd.nextInt(3) == 0) {
           log("the recoverer of " + e.getKey() + " dies part-way");
           return;
@@ -922,6 +1031,7 @@ final class RecoverySimulation {
 
   /** Every process back, every log replayed, everything shipped and claimed; then rows must read as committed. */
   private void heal() {
+    refusing.clear(); // the operator puts the family back
     servers.forEach(s -> {
       if (s.paused) {
         s.paused = false;
@@ -976,7 +1086,7 @@ final class RecoverySimulation {
 
   private void log(String event) {
     trace.add("t=" + now + " " + event);
-    if (trace.size() > 80) {
+    if (trace.size() > Integer.getInteger("gstore.recovery.sim.trace", 80)) {
       trace.remove(0);
     }
   }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class RecoverySimulationTest {
   private static final int DEFAULT_RUNS = 2_000;
   /** Schedules within which each planted defect must be caught. */
-  private static final int DEFECT_RUNS = 3_000;
+  private static final int DEFECT_RUNS = 6_000;
 
   @Test
   @Timeout(value = 30, unit = TimeUnit.MINUTES)
@@ -53,6 +53,25 @@ class RecoverySimulationTest {
     assertThat(r.acknowledged()).isPositive();
     if (!r.ok()) {
       fail(report(r));
+    }
+  }
+
+  /**
+   * The first schedule that brought a deleted value back on the model with quarantine (issue 35): a later commit of
+   * a group deleted a row, the delete marker was purged, then the group's older quarantined commit landed. It must
+   * still do so with the group's commits shipped out of order, and must not with them held in order.
+   */
+  @Test
+  @Timeout(value = 1, unit = TimeUnit.MINUTES)
+  void theScheduleThatResurrectedADeletedRowNeedsTheQuarantineOutOfOrder() {
+    long seed = 8_000_000_481L;
+    RecoverySimulation.Result outOfOrder =
+        new RecoverySimulation(seed, RecoverySimulation.Defect.QUARANTINE_OUT_OF_ORDER).run();
+    assertThat(outOfOrder.violations()).as("the schedule as found").isNotEmpty()
+        .anyMatch(v -> v.contains("after the cluster healed"));
+    RecoverySimulation.Result inOrder = new RecoverySimulation(seed, RecoverySimulation.Defect.NONE).run();
+    if (!inOrder.ok()) {
+      fail(report(inOrder));
     }
   }
 

@@ -48,4 +48,46 @@ class ShipmentLedgerTest {
     assertThat(ledger.pendingCount(GROUP)).isZero();
     assertThat(ledger.lagMillis(120_000)).isZero();
   }
+
+  /**
+   * Quarantined commits are shipped again in commit order, not in the order HBase refused them: a commit shipped
+   * again after a death can be refused after a later commit of its group was, and the later one, shipped first,
+   * would land ahead of it (found by the recovery simulation, seed 8000004533).
+   */
+  @Test
+  void quarantinedCommitsAreShippedAgainInCommitOrder() {
+    Shipment earlier = new Shipment(GROUP, 1_000, "t1", List.of(), new WalPosition(0, 0));
+    Shipment later = new Shipment(GROUP, 2_000, "t2", List.of(), new WalPosition(0, 1));
+    ledger.handOver(earlier);
+    ledger.handOver(later);
+    ledger.refused(later, "planted: family dropped");
+    ledger.refused(earlier, "planted: family dropped");
+    assertThat(ledger.retryQuarantined(60_000)).isEqualTo(2);
+    assertThat(shippedAgain).containsExactly(earlier, later);
+  }
+
+  @Test
+  void aLaterCommitOfTheGroupIsHeldBehindAQuarantinedOneButNotBehindOneBeingShippedAgain() {
+    Shipment earlier = new Shipment(GROUP, 1_000, "t1", List.of(), new WalPosition(0, 0));
+    Shipment later = new Shipment(GROUP, 2_000, "t2", List.of(), new WalPosition(0, 1));
+    GroupRef other = new GroupRef(new GroupId("h", Key.of("t", "other")), new Uid(new NodeId("n"), 1));
+    Shipment otherGroup = new Shipment(other, 3_000, "t3", List.of(), new WalPosition(0, 2));
+    ledger.handOver(earlier);
+    ledger.handOver(later);
+    ledger.handOver(otherGroup);
+    ledger.refused(earlier, "planted: family dropped");
+    assertThat(ledger.quarantineBehindEarlier(otherGroup)).as("another group's commit ships").isFalse();
+    assertThat(ledger.quarantineBehindEarlier(earlier)).as("nothing earlier holds the quarantined one").isFalse();
+    assertThat(ledger.quarantineBehindEarlier(later)).isTrue();
+    assertThat(ledger.quarantinedCount()).isEqualTo(2);
+    assertThat(ledger.refusals()).as("HBase refused one").isEqualTo(1);
+    assertThat(ledger.quarantineCause(GROUP)).get().asString().contains("planted: family dropped");
+    assertThat(ledger.pendingCount(GROUP)).as("both held").isEqualTo(2);
+    assertThat(ledger.walNeededAbove(0)).as("the WAL keeps both").isEqualTo(-1);
+
+    ledger.retryQuarantined(60_000); // both in flight again: the later one is not held behind one being shipped
+    assertThat(ledger.quarantineBehindEarlier(later)).isFalse();
+    ledger.shipped(List.of(earlier, later), ledger.epoch());
+    assertThat(ledger.quarantinedCount()).isZero();
+  }
 }

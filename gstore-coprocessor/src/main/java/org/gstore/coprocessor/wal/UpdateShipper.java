@@ -175,6 +175,9 @@ public final class UpdateShipper implements Closeable {
     held.forEach(h -> batch.add(h.shipment()));
     batch.removeIf(ledger::quarantineBehindEarlier); // a group's commits land in commit order
     if (!batch.isEmpty() && shipUnlessRefused(batch) != null) {
+      // one by one in commit order: a commit shipped again after a death may be queued behind later ones of its
+      // group, and must be refused (and hold them) before they land
+      batch.sort(java.util.Comparator.comparingLong(Shipment::commitTs));
       for (Shipment s : batch) {
         if (ledger.quarantineBehindEarlier(s)) { // an earlier commit of its group was refused just now
           continue;

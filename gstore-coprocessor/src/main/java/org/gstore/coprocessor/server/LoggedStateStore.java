@@ -50,10 +50,21 @@ final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
   /** The newest checkpoint mark durable in the WAL, and its sequence: held there ({@link #markDurable}). */
   private WalPosition heldMark;
   private long heldMarkSequence;
+  private final boolean holdNewestMark;
 
   /** @param checkpointDelayMillis see {@link StateCheckpointer} (tests) */
   LoggedStateStore(String name, SharedWal wal, ShipmentLedger ledger, VersionClock clock,
       StateCheckpointer.Tables tables, long checkpointDelayMillis, GStoreMetrics metrics) {
+    this(name, wal, ledger, clock, tables, checkpointDelayMillis, metrics, true);
+  }
+
+  /**
+   * @param holdNewestMark whether the newest durable checkpoint mark is held in the WAL ({@link #markDurable}); false
+   *     only in the protocol-log simulation, which plants its absence (issue 35, item 6) and must catch it
+   */
+  LoggedStateStore(String name, SharedWal wal, ShipmentLedger ledger, VersionClock clock,
+      StateCheckpointer.Tables tables, long checkpointDelayMillis, GStoreMetrics metrics, boolean holdNewestMark) {
+    this.holdNewestMark = holdNewestMark;
     this.wal = wal;
     this.ledger = ledger;
     this.clock = clock;
@@ -147,7 +158,7 @@ final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
    */
   private synchronized void markDurable(long sequence, WalPosition position) {
     // marks complete in any order across streams; a mark logged again (same sequence, same stream) is newer
-    if (sequence < heldMarkSequence || sequence == heldMarkSequence && heldMark != null
+    if (!holdNewestMark || sequence < heldMarkSequence || sequence == heldMarkSequence && heldMark != null
         && position.seq() <= heldMark.seq()) {
       ledger.logged(position);
       return;

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code -Dgstore.walfiles.sim.seed=S} replays one (or starts the N runs at S).
  */
 class WalFilesSimulationTest {
-  private static final int DEFAULT_RUNS = 100;
+  private static final int DEFAULT_RUNS = 60;
 
   @Test
   @Timeout(value = 30, unit = TimeUnit.MINUTES)

@@ -175,12 +175,15 @@ class ListAppendCheckerTest {
     assertThat(r.verdict()).isEqualTo("anomalies");
   }
 
-  /** What the checker costs, printed: written, read back and checked, as {@code gstore check-history} does. */
+  /**
+   * What the checker costs, printed: written, read back and checked, as {@code gstore check-history} does. Half a
+   * million operations (250,000 transactions) by default; {@code -Dgstore.history.scale.txns=500000} times a million.
+   */
   @Test
   void aHistoryOfHalfAMillionOperationsIsReadAndChecked(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
       throws Exception {
     java.nio.file.Path file = dir.resolve("history.jsonl");
-    List<Op> written = SerialDatabase.history(250_000, 16, 300, 11);
+    List<Op> written = SerialDatabase.history(Integer.getInteger("gstore.history.scale.txns", 250_000), 16, 300, 11);
     java.nio.file.Files.write(file, written.stream().map(HistoryWriter::line).toList());
     long start = System.nanoTime();
     List<Op> read = HistoryReader.read(file);

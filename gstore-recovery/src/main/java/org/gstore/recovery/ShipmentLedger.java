@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * every {@link #quarantineRetryMillis} ({@link #retryQuarantined}), never dropped, and still held: its group's
  * deletes and leader-region closes wait for it, since a release would fence its retries out for good and a
  * handover would load the group without it ({@link #quarantineCause} says why, for the errors they give). The
- * group's commits that were already acknowledged wait behind it ({@link #quarantineBehindEarlier}): a group's
- * commits land in commit order.
+ * group's commits that were already acknowledged wait behind it ({@link #quarantineBehindEarlier}), and quarantined
+ * commits are shipped again in commit order: a group's commits land in commit order.
  *
  * <p>Thread-safe; every change wakes threads waiting on this object's monitor (a drain waits so).
  */
@@ -198,26 +198,41 @@ public final class ShipmentLedger {
   }
 
   /**
-   * If an earlier commit of {@code s}'s group is quarantined, quarantines {@code s} behind it and returns true: a
-   * group's commits reach HBase in commit order. A later commit landing first could delete a cell the quarantined
-   * one writes; the older write, landing after major compactions purged that delete marker
+   * If an earlier commit of {@code s}'s group is quarantined, or shipped again out of quarantine and not landed
+   * (unless it lands with {@code s}, in {@code landingWith}), quarantines {@code s} behind it and returns true: a
+   * group's commits reach HBase in commit order. A later commit landing first could delete a cell the quarantined one
+   * writes; the older write, landing after major compactions purged that delete marker
    * ({@code gstore.recovery.deletes.retain.ms}), would bring the deleted value back. Only commits acknowledged before
-   * the quarantine was known (or replayed) can be behind one: the group takes no new commit meanwhile.
+   * the quarantine was known (or shipped again after a death) can be behind one: the group takes no new commit
+   * meanwhile.
    */
-  public synchronized boolean quarantineBehindEarlier(Shipment s) {
-    for (Shipment q : quarantined) {
-      if (q.group().equals(s.group()) && q.commitTs() < s.commitTs()) {
-        LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
-            s.group().id(), s.commitTs(), q.commitTs());
-        quarantined.add(s);
-        refusedBecause.put(s, "behind its group's quarantined commit " + q.commitTs() + ": " + refusedBecause.get(q));
-        retrying.remove(s);
-        queued.remove(s); // still held: heldPerGroup and the WAL keep it
-        notifyAll();
-        return true;
+  public synchronized boolean quarantineBehindEarlier(Shipment s, java.util.Collection<Shipment> landingWith) {
+    Shipment blocker = earlierUnlanded(s, quarantined, landingWith);
+    if (blocker == null) {
+      blocker = earlierUnlanded(s, retrying, landingWith);
+    }
+    if (blocker == null) {
+      return false;
+    }
+    LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
+        s.group().id(), s.commitTs(), blocker.commitTs());
+    quarantined.add(s);
+    refusedBecause.put(s, "behind its group's quarantined commit " + blocker.commitTs() + ": "
+        + refusedBecause.getOrDefault(blocker, "shipped again"));
+    retrying.remove(s);
+    queued.remove(s); // still held: heldPerGroup and the WAL keep it
+    notifyAll();
+    return true;
+  }
+
+  private static Shipment earlierUnlanded(Shipment s, java.util.Collection<Shipment> among,
+      java.util.Collection<Shipment> landingWith) {
+    for (Shipment q : among) {
+      if (q.group().equals(s.group()) && q.commitTs() < s.commitTs() && !landingWith.contains(q)) {
+        return q;
       }
     }
-    return false;
+    return null;
   }
 
   /** T_F: every shipment numbered up to this one is acknowledged by HBase (-1: none yet). */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
@@ -67,7 +68,7 @@ class ShipmentLedgerTest {
   }
 
   @Test
-  void aLaterCommitOfTheGroupIsHeldBehindAQuarantinedOneButNotBehindOneBeingShippedAgain() {
+  void aLaterCommitOfTheGroupIsHeldBehindAQuarantinedOneUnlessTheyLandTogether() {
     Shipment earlier = new Shipment(GROUP, 1_000, "t1", List.of(), new WalPosition(0, 0));
     Shipment later = new Shipment(GROUP, 2_000, "t2", List.of(), new WalPosition(0, 1));
     GroupRef other = new GroupRef(new GroupId("h", Key.of("t", "other")), new Uid(new NodeId("n"), 1));
@@ -76,18 +77,25 @@ class ShipmentLedgerTest {
     ledger.handOver(later);
     ledger.handOver(otherGroup);
     ledger.refused(earlier, "planted: family dropped");
-    assertThat(ledger.quarantineBehindEarlier(otherGroup)).as("another group's commit ships").isFalse();
-    assertThat(ledger.quarantineBehindEarlier(earlier)).as("nothing earlier holds the quarantined one").isFalse();
-    assertThat(ledger.quarantineBehindEarlier(later)).isTrue();
+    assertThat(ledger.quarantineBehindEarlier(otherGroup, Set.of())).as("another group's commit ships").isFalse();
+    assertThat(ledger.quarantineBehindEarlier(earlier, Set.of())).as("nothing earlier holds the quarantined one")
+        .isFalse();
+    assertThat(ledger.quarantineBehindEarlier(later, Set.of())).isTrue();
     assertThat(ledger.quarantinedCount()).isEqualTo(2);
     assertThat(ledger.refusals()).as("HBase refused one").isEqualTo(1);
     assertThat(ledger.quarantineCause(GROUP)).get().asString().contains("planted: family dropped");
     assertThat(ledger.pendingCount(GROUP)).as("both held").isEqualTo(2);
     assertThat(ledger.walNeededAbove(0)).as("the WAL keeps both").isEqualTo(-1);
 
-    ledger.retryQuarantined(60_000); // both in flight again: the later one is not held behind one being shipped
-    assertThat(ledger.quarantineBehindEarlier(later)).isFalse();
-    ledger.shipped(List.of(earlier, later), ledger.epoch());
+    ledger.retryQuarantined(60_000); // both shipped again, in one batch: the later one lands with the earlier one
+    assertThat(ledger.quarantineBehindEarlier(later, Set.of(earlier, later))).isFalse();
+    assertThat(ledger.quarantineBehindEarlier(later, Set.of()))
+        .as("but not past it while it is shipped again elsewhere (a slow shipper's queue)").isTrue();
+    ledger.shipped(List.of(earlier), ledger.epoch());
+    assertThat(ledger.quarantineCause(GROUP)).as("the later one waits for the next retry").isPresent();
+    assertThat(ledger.retryQuarantined(120_000)).isEqualTo(1);
+    ledger.shipped(List.of(later), ledger.epoch());
     assertThat(ledger.quarantinedCount()).isZero();
+    assertThat(ledger.pendingCount(GROUP)).isZero();
   }
 }

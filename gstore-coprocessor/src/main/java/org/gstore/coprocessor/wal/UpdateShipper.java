@@ -4,7 +4,9 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Durability;
@@ -173,13 +175,13 @@ public final class UpdateShipper implements Closeable {
     }
     List<Shipment> batch = new ArrayList<>(held.size());
     held.forEach(h -> batch.add(h.shipment()));
-    batch.removeIf(ledger::quarantineBehindEarlier); // a group's commits land in commit order
+    // a group's commits land in commit order: none ships past an earlier one of its group that HBase refused
+    batch.sort(java.util.Comparator.comparingLong(Shipment::commitTs));
+    Set<Shipment> inBatch = new HashSet<>(batch);
+    batch.removeIf(s -> ledger.quarantineBehindEarlier(s, inBatch));
     if (!batch.isEmpty() && shipUnlessRefused(batch) != null) {
-      // one by one in commit order: a commit shipped again after a death may be queued behind later ones of its
-      // group, and must be refused (and hold them) before they land
-      batch.sort(java.util.Comparator.comparingLong(Shipment::commitTs));
-      for (Shipment s : batch) {
-        if (ledger.quarantineBehindEarlier(s)) { // an earlier commit of its group was refused just now
+      for (Shipment s : batch) { // one by one: each earlier one has landed or been quarantined by now
+        if (ledger.quarantineBehindEarlier(s, Set.of())) {
           continue;
         }
         IOException refusal = shipUnlessRefused(List.of(s));

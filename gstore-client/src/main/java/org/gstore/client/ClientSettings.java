@@ -3,6 +3,7 @@ package org.gstore.client;
 import java.time.Duration;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
+import org.gstore.common.protocol.LeaseBounds;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,8 +41,8 @@ record ClientSettings(long operationTimeoutMillis, long transactionAttempts, lon
       throw new IllegalArgumentException(GStoreClient.COMMIT_DEADLINE + " must not be negative: " + commitDeadline);
     }
     long lease = conf.getLong(GStoreClient.GROUP_LEASE, DEFAULT_GROUP_LEASE);
-    if (lease < 0) {
-      throw new IllegalArgumentException(GStoreClient.GROUP_LEASE + " must not be negative: " + lease);
+    if (LeaseBounds.problem(lease) != null) {
+      throw new IllegalArgumentException(GStoreClient.GROUP_LEASE + ": " + LeaseBounds.problem(lease));
     }
     warnIfResendsOutliveOutcomes(conf, commitDeadline);
     return new ClientSettings(operationTimeout, attempts, commitDeadline, Duration.ofMillis(lease));

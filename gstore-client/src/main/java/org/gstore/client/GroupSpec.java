@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import org.apache.hadoop.hbase.TableName;
+import org.gstore.common.protocol.LeaseBounds;
 
 /**
  * What group to form: its members (rows of any tables that run G-Store), optionally its name and leader, and
@@ -112,8 +113,9 @@ public final class GroupSpec {
      * days. Default: {@code gstore.group.lease.ms} of the client's configuration (60 s).
      */
     public Builder lease(Duration lease) {
-      if (lease == null || lease.isNegative()) {
-        throw new IllegalArgumentException("a lease must be zero (no lease) or positive: " + lease);
+      if (lease == null || !lease.isZero() && (lease.compareTo(Duration.ofMillis(LeaseBounds.MIN_MILLIS)) < 0
+          || lease.compareTo(Duration.ofMillis(LeaseBounds.MAX_MILLIS)) > 0)) {
+        throw new IllegalArgumentException("a lease must be zero (no lease) or from 1 s to 7 days, not " + lease);
       }
       this.lease = lease;
       return this;

@@ -154,6 +154,12 @@ public record GStoreConfig(
     return longIn(conf, DELETES_RETAIN_MS, 24L * 3_600_000, 0, 365L * 24 * 3_600_000);
   }
 
+  /** {@link #TXN_OUTCOME_RETAIN_MS}: how long {@code gstore:outcomes} keeps an outcome (1 s to 365 days). */
+  public static long outcomeRetainMillis(Configuration conf) {
+    return longIn(conf, TXN_OUTCOME_RETAIN_MS, org.gstore.recovery.hbase.OutcomeTable.DEFAULT_RETAIN_MILLIS, 1_000,
+        365L * 24 * 3_600_000);
+  }
+
   /** Where every region server keeps its G-Store WAL, in a directory named after the server. */
   public static org.apache.hadoop.fs.Path walRoot(Configuration conf) throws java.io.IOException {
     String dir = conf.getTrimmed(WAL_DIR, "");
@@ -193,6 +199,7 @@ public record GStoreConfig(
           + largestMessage + " bytes); raise it or lower them");
     }
     int[] udpPorts = portRange(conf, UDP_PORT);
+    outcomeRetainMillis(conf); // read where gstore:outcomes is created; checked here, at start
     return new GStoreConfig(
         secret,
         accepted,
@@ -285,9 +292,9 @@ public record GStoreConfig(
   private static String readSecretFile(String fileKey, Path path) {
     try {
       Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(path);
-      if (permissions.contains(PosixFilePermission.OTHERS_READ)
-          || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
-        throw new IllegalArgumentException(fileKey + " " + path + " is open to every user ("
+      if (permissions.stream().anyMatch(p -> p != PosixFilePermission.OWNER_READ
+          && p != PosixFilePermission.OWNER_WRITE)) { // the file's group may hold users that are not HBase
+        throw new IllegalArgumentException(fileKey + " " + path + " is open to users other than its owner ("
             + PosixFilePermissions.toString(permissions) + "); make it readable by the HBase user only (chmod 600)");
       }
       return Files.readString(path, StandardCharsets.UTF_8).trim();

@@ -21,6 +21,7 @@ import org.gstore.coprocessor.txn.Requests;
 import org.gstore.common.protocol.ClientRequest;
 import org.gstore.common.protocol.CreateMode;
 import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.LeaseBounds;
 import org.gstore.common.protocol.GroupPhase;
 import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.Key;
@@ -67,8 +68,6 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
   /** A group's record is one cell of gstore:groups: keep it well inside HBase's default 10 MiB cell limit. */
   static final long MAX_RECORD_BYTES = 4L << 20;
   /** The shortest lease: renewals every third of it must fit in the network's and HBase's round trips. */
-  static final long MIN_LEASE_MILLIS = 1_000;
-  static final long MAX_LEASE_MILLIS = TimeUnit.DAYS.toMillis(7);
   /** What a member adds to its group's record besides its table and row (status, yield id, field tags). */
   private static final int MEMBER_RECORD_OVERHEAD_BYTES = 64;
   // HBase asks a coprocessor for its services before it starts it: the endpoint exists first and is attached later.
@@ -99,11 +98,9 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
         done.run(CreateGroupResponse.newBuilder().setOutcome(OutcomeProto.INVALID).setMessage(invalid).build());
         return;
       }
-      if (request.getLeaseMs() != 0 && (request.getLeaseMs() < MIN_LEASE_MILLIS
-          || request.getLeaseMs() > MAX_LEASE_MILLIS)) {
-        done.run(CreateGroupResponse.newBuilder().setOutcome(OutcomeProto.INVALID).setMessage("a lease of "
-            + request.getLeaseMs() + " ms is outside " + MIN_LEASE_MILLIS + " ms to " + MAX_LEASE_MILLIS
-            + " ms (0: no lease)").build());
+      String badLease = LeaseBounds.problem(request.getLeaseMs());
+      if (badLease != null) {
+        done.run(CreateGroupResponse.newBuilder().setOutcome(OutcomeProto.INVALID).setMessage(badLease).build());
         return;
       }
       CreateMode mode = request.getMode() == GStoreProtos.CreateModeProto.ATOMIC

@@ -130,8 +130,7 @@ public final class StateTables implements StepWriter.Store, GroupLeases.Store {
           admin.modifyColumnFamily(t, family(purgeDeletes)); // tables of a release before versioned cells
         }
       }
-      OutcomeTable.ensureExists(admin, connection.getConfiguration().getLong(GStoreConfig.TXN_OUTCOME_RETAIN_MS,
-          OutcomeTable.DEFAULT_RETAIN_MILLIS));
+      OutcomeTable.ensureExists(admin, GStoreConfig.outcomeRetainMillis(connection.getConfiguration()));
     }
   }
 

@@ -77,6 +77,12 @@ class GStoreConfigTest {
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
     assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining(GStoreConfig.CLUSTER_SECRET_FILE)
         .hasMessageContaining("chmod 600");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r-----")); // its group may read it
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining("rw-r-----")
+        .hasMessageContaining("chmod 600");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
+    assertThat(new String(GStoreConfig.from(conf).clusterSecret(), StandardCharsets.UTF_8))
+        .as("read-only for its owner is fine").isEqualTo("a secret read from a file");
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
     assertThat(new String(GStoreConfig.from(conf).clusterSecret(), StandardCharsets.UTF_8))
         .isEqualTo("a secret read from a file");
@@ -151,5 +157,14 @@ class GStoreConfigTest {
   void theCoprocessorsNameIsTheClassOperatorsInstall() {
     assertThat(GStoreConfig.REGION_COPROCESSOR)
         .isEqualTo(org.gstore.coprocessor.GStoreRegionCoprocessor.class.getName());
+  }
+
+  @Test
+  void anOutcomeRetentionBelowASecondIsRefusedAtStart() {
+    Configuration conf = valid();
+    conf.setLong(GStoreConfig.TXN_OUTCOME_RETAIN_MS, 999);
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining(GStoreConfig.TXN_OUTCOME_RETAIN_MS);
+    conf.setLong(GStoreConfig.TXN_OUTCOME_RETAIN_MS, 1_000);
+    assertThat(GStoreConfig.outcomeRetainMillis(conf)).isEqualTo(1_000);
   }
 }

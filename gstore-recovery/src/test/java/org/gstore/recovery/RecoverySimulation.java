@@ -700,10 +700,17 @@ final class RecoverySimulation {
     return servers.stream().anyMatch(s -> s.live && !s.declaredDead && s.gstore != null && s.gstore.log.equals(log));
   }
 
-  /** Commit threads of one WAL batch hand their commits to the shipper in any order. */
+  /** Commit threads of one WAL batch hand their commits to the shipper in any order across groups. */
   private void handOver(Instance leader) {
     if (leader != null && !leader.committing.isEmpty()) {
-      handOverOne(leader, rnd.nextInt(leader.committing.size()));
+      // groups' commits reach the ledger in any order (WAL streams sync apart), but one group's in commit order:
+      // TransactionManager hands a commit over under the group's commit lock, before the group's next commit
+      int group = leader.committing.get(rnd.nextInt(leader.committing.size())).group();
+      int first = 0;
+      while (leader.committing.get(first).group() != group) {
+        first++;
+      }
+      handOverOne(leader, first);
     }
   }
 

@@ -57,6 +57,11 @@ public final class ShipmentLedger {
    * them), and not a shipping lag (they are not waiting behind anything).
    */
   private final LinkedHashSet<Shipment> retrying = new LinkedHashSet<>();
+  /**
+   * Commits held behind a quarantined one before HBase was sent them: they have no outcome row yet, so a lookup
+   * must not take them for shipped ({@link #shippedThrough(GroupRef, long)}).
+   */
+  private final java.util.Set<Shipment> heldUnsent = new java.util.HashSet<>();
   /** Why HBase refused each quarantined commit, as it said the last time. */
   private final Map<Shipment, String> refusedBecause = new HashMap<>();
   /** Bumped when acknowledgements of batches sent earlier can no longer be trusted (see {@link #distrust}). */
@@ -160,6 +165,7 @@ public final class ShipmentLedger {
       queued.remove(s);
       retrying.remove(s); // out of quarantine: it landed
       refusedBecause.remove(s);
+      heldUnsent.remove(s);
       if (persistedWhenShipped) {
         release(s);
       } else {
@@ -191,6 +197,7 @@ public final class ShipmentLedger {
         quarantineRetryMillis / 1000);
     quarantined.add(s);
     refusedBecause.put(s, because);
+    heldUnsent.remove(s); // sent: its outcome row went first
     retrying.remove(s);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
     refusals++;
@@ -207,15 +214,15 @@ public final class ShipmentLedger {
    * meanwhile.
    */
   public synchronized boolean quarantineBehindEarlier(Shipment s, java.util.Collection<Shipment> landingWith) {
-    Shipment blocker = earlierUnlanded(s, quarantined, landingWith);
-    if (blocker == null) {
-      blocker = earlierUnlanded(s, retrying, landingWith);
-    }
+    Shipment blocker = blocker(s, landingWith);
     if (blocker == null) {
       return false;
     }
-    LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
-        s.group().id(), s.commitTs(), blocker.commitTs());
+    if (!refusedBecause.containsKey(s)) { // once per commit, not at every retry round
+      LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
+          s.group().id(), s.commitTs(), blocker.commitTs());
+      heldUnsent.add(s);
+    }
     quarantined.add(s);
     refusedBecause.put(s, "behind its group's quarantined commit " + blocker.commitTs() + ": "
         + refusedBecause.getOrDefault(blocker, "shipped again"));
@@ -223,6 +230,16 @@ public final class ShipmentLedger {
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
     notifyAll();
     return true;
+  }
+
+  /** Whether {@link #quarantineBehindEarlier} would hold {@code s} now (it changes nothing). */
+  public synchronized boolean blockedBehindEarlier(Shipment s, java.util.Collection<Shipment> landingWith) {
+    return blocker(s, landingWith) != null;
+  }
+
+  private Shipment blocker(Shipment s, java.util.Collection<Shipment> landingWith) {
+    Shipment blocker = earlierUnlanded(s, quarantined, landingWith);
+    return blocker != null ? blocker : earlierUnlanded(s, retrying, landingWith);
   }
 
   private static Shipment earlierUnlanded(Shipment s, java.util.Collection<Shipment> among,
@@ -337,10 +354,17 @@ public final class ShipmentLedger {
 
   /**
    * Whether no commit of {@code group} stamped at or before {@code commitTs} waits to be shipped (again): each
-   * reached HBase, its outcome row with it, or was quarantined after its outcome row was written.
+   * reached HBase, its outcome row with it, or was quarantined after its outcome row was written (not one held
+   * behind a quarantined commit before it was ever sent).
    */
   public synchronized boolean shippedThrough(GroupRef group, long commitTs) {
-    return queued.stream().noneMatch(s -> s.group().equals(group) && s.commitTs() <= commitTs);
+    return queued.stream().noneMatch(s -> s.group().equals(group) && s.commitTs() <= commitTs)
+        && heldUnsent.stream().noneMatch(s -> s.group().equals(group) && s.commitTs() <= commitTs);
+  }
+
+  /** Whether {@code s} waits to be shipped (again): not landed, not quarantined. */
+  public synchronized boolean waitsToShip(Shipment s) {
+    return queued.contains(s);
   }
 
   /** Commits of {@code group} waiting to be shipped (again). */

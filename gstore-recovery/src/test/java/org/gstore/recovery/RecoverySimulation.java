@@ -816,6 +816,9 @@ final class RecoverySimulation {
     List<Shipment> landed = new ArrayList<>();
     List<Shipment> inCommitOrder = new ArrayList<>(rpc.batch()); // as the shipper ships a refused batch
     inCommitOrder.sort(java.util.Comparator.comparingLong(Shipment::commitTs));
+    if (inCommitOrder.stream().anyMatch(s -> refusal(byTs.get(s.commitTs())) != null)) {
+      applyWhatHBaseTakes(rpc, inCommitOrder);
+    }
     for (Shipment s : inCommitOrder) {
       Commit c = byTs.get(s.commitTs());
       if (defect != Defect.QUARANTINE_OUT_OF_ORDER
@@ -846,6 +849,36 @@ final class RecoverySimulation {
       rpc.from().ledger.shipped(landed, rpc.sentAt());
       log(rpc.from().log + " shipped " + commits(landed) + "; T_F " + rpc.from().ledger.shippedThrough());
     }
+  }
+
+  /**
+   * A batch HBase refuses in part: it applies row by row, so before the shipper learns of the refusal (and ships the
+   * batch again one commit at a time) the outcome rows and every cell it does not refuse are in, those of commits
+   * held behind the refused one included (the shipper sent them along with it). They are held all the same, and
+   * written again after it.
+   */
+  private void applyWhatHBaseTakes(Rpc rpc, List<Shipment> inCommitOrder) {
+    java.util.Set<Shipment> batch = new java.util.HashSet<>(inCommitOrder);
+    for (Shipment s : inCommitOrder) {
+      Commit c = byTs.get(s.commitTs());
+      if (defect != Defect.QUARANTINE_OUT_OF_ORDER && rpc.from().ledger.blockedBehindEarlier(s, batch)) {
+        continue; // the shipper does not send it
+      }
+      if (c.incarnation() < incarnation[c.group()]) {
+        continue; // fenced: none of its cells is taken
+      }
+      if (outcomesSynced) {
+        persistedOutcomes.add(c.id());
+      } else {
+        servers.get(outcomesHost).outcomeMemstore.add(c.id());
+      }
+      c.writes().forEach((row, value) -> {
+        if (!refusing.contains(row)) {
+          rpc.hosts().get(row).memstore.computeIfAbsent(row, r -> new ArrayList<>()).add(new Version(c.ts(), value));
+        }
+      });
+    }
+    log(rpc.from().log + " sent " + commits(inCommitOrder) + "; HBase took what it does not refuse");
   }
 
   /**

@@ -81,6 +81,9 @@ class ShipmentLedgerTest {
     assertThat(ledger.quarantineBehindEarlier(earlier, Set.of())).as("nothing earlier holds the quarantined one")
         .isFalse();
     assertThat(ledger.quarantineBehindEarlier(later, Set.of())).isTrue();
+    assertThat(ledger.shippedThrough(GROUP, 1_000)).as("the refused one's outcome row went first").isTrue();
+    assertThat(ledger.shippedThrough(GROUP, 2_000))
+        .as("the held one was never sent: no outcome row, so a retry must not look it up yet").isFalse();
     assertThat(ledger.quarantinedCount()).isEqualTo(2);
     assertThat(ledger.refusals()).as("HBase refused one").isEqualTo(1);
     assertThat(ledger.quarantineCause(GROUP)).get().asString().contains("planted: family dropped");

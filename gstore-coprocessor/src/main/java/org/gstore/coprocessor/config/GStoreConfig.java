@@ -292,8 +292,8 @@ public record GStoreConfig(
   private static String readSecretFile(String fileKey, Path path) {
     try {
       Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(path);
-      if (permissions.stream().anyMatch(p -> p != PosixFilePermission.OWNER_READ
-          && p != PosixFilePermission.OWNER_WRITE)) { // the file's group may hold users that are not HBase
+      if (permissions.stream().anyMatch(p -> p.name().startsWith("GROUP_") || p.name().startsWith("OTHERS_"))) {
+        // the file's group may hold users that are not HBase
         throw new IllegalArgumentException(fileKey + " " + path + " is open to users other than its owner ("
             + PosixFilePermissions.toString(permissions) + "); make it readable by the HBase user only (chmod 600)");
       }

@@ -68,7 +68,7 @@ public final class UpdateShipper implements Closeable {
     this.sink = sink;
     this.persistingSink = persistingSink;
     this.delayMillis = delayMillis;
-    this.thread = new BatchingThread<>("gstore-shipper", this::shipWhenDue);
+    this.thread = new BatchingThread<>("gstore-shipper", this::shipWhenDue, this::shipAgainLater);
     this.ledger = new ShipmentLedger(persistedWhenShipped, streams, s -> thread.add(new Held(s, 0)));
   }
 
@@ -161,6 +161,16 @@ public final class UpdateShipper implements Closeable {
 
   public boolean isClosed() {
     return thread.isClosed();
+  }
+
+  /**
+   * A batch the shipping threw on unexpectedly (an {@code Error}, a bug) is shipped again a second later: its
+   * commits must not be stranded, held for ever with nothing to ship them (and, behind a quarantined one, the rest
+   * of their group with them). Those that landed or were quarantined before it threw are not.
+   */
+  private void shipAgainLater(List<Held> batch, Throwable failure) {
+    long at = System.currentTimeMillis() + 1_000;
+    batch.stream().filter(h -> ledger.waitsToShip(h.shipment())).forEach(h -> thread.add(new Held(h.shipment(), at)));
   }
 
   /** Holds the batch until its newest commit is due (at once, unless a test set a delay), then ships it. */

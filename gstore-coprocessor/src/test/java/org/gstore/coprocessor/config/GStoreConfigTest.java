@@ -80,9 +80,11 @@ class GStoreConfigTest {
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r-----")); // its group may read it
     assertThatThrownBy(() -> GStoreConfig.from(conf)).hasMessageContaining("rw-r-----")
         .hasMessageContaining("chmod 600");
-    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
-    assertThat(new String(GStoreConfig.from(conf).clusterSecret(), StandardCharsets.UTF_8))
-        .as("read-only for its owner is fine").isEqualTo("a secret read from a file");
+    for (String ownerOnly : new String[] {"r--------", "rwx------", "r-x------"}) {
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(ownerOnly));
+      assertThat(new String(GStoreConfig.from(conf).clusterSecret(), StandardCharsets.UTF_8))
+          .as("%s: only its owner has access", ownerOnly).isEqualTo("a secret read from a file");
+    }
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
     assertThat(new String(GStoreConfig.from(conf).clusterSecret(), StandardCharsets.UTF_8))
         .isEqualTo("a secret read from a file");

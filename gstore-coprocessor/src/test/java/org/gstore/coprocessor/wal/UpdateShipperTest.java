@@ -51,6 +51,9 @@ class UpdateShipperTest {
   /** The durability of every outcome row written. */
   private final List<Durability> outcomeDurabilities = java.util.Collections.synchronizedList(new ArrayList<>());
 
+  /** Whether the next batch write throws an {@code Error} (once). */
+  private volatile boolean throwErrorOnce;
+
   /** The row HBase refuses for good now ({@link #hbaseRefusing}'s argument until a test changes it). */
   private volatile String poisoned;
 
@@ -58,6 +61,10 @@ class UpdateShipperTest {
     poisoned = poisonedRow;
     Table table = mock(Table.class);
     doAnswer(call -> {
+      if (throwErrorOnce) {
+        throwErrorOnce = false;
+        throw new OutOfMemoryError("planted: the shipping threw what it does not expect");
+      }
       List<? extends Row> actions = call.getArgument(0);
       List<Throwable> causes = new ArrayList<>();
       List<Row> failed = new ArrayList<>();
@@ -188,6 +195,22 @@ class UpdateShipperTest {
           && shipper.ledger().pendingCount() == 0);
       assertThat(applied).containsExactly("bad(sync)");
       assertThat(shipper.ledger().walNeededAbove(0)).as("landed: the WAL need not keep it").isEqualTo(0);
+    } finally {
+      shipper.close();
+    }
+  }
+
+  /** Before, the shipper's thread logged such a batch and dropped it: its commits stayed held with nothing to ship. */
+  @Test
+  void aBatchTheShippingThrowsOnUnexpectedlyIsShippedAgainNotStranded() throws Exception {
+    UpdateShipper shipper = new UpdateShipper(hbaseRefusing("none"), new OwnerToken(new byte[32]),
+        Durability.SYNC_WAL, 1);
+    try {
+      throwErrorOnce = true;
+      shipper.ship(commit(GROUP, 0, "a"));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().pendingCount() == 0);
+      assertThat(applied).containsExactly("a(sync)");
+      assertThat(throwErrorOnce).as("the first attempt threw").isFalse();
     } finally {
       shipper.close();
     }

@@ -1,7 +1,6 @@
 package org.gstore.coprocessor.server;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -82,19 +81,12 @@ final class ProtocolLogSimulation {
   }
 
   Result run() throws Exception {
-    java.nio.file.Path dir = Files.createTempDirectory("protocol-log-sim-" + seed);
-    try {
-      fs = FileSystem.getLocal(CONF).getRaw();
-      root = new Path(dir.toUri());
-      return runIn();
-    } finally {
-      try (var files = Files.walk(dir)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
+    fs = FileSystem.getLocal(CONF).getRaw();
+    return org.gstore.coprocessor.ScratchDirectory.use("protocol-log-sim-" + seed, this::runIn);
   }
 
-  private Result runIn() throws Exception {
+  private Result runIn(Path directory) throws Exception {
+    root = directory;
     int streams = 2 + rnd.nextInt(2);
     long rollBytes = 1 + rnd.nextInt(400); // from a record a file to a few dozen
     ShipmentLedger ledger = new ShipmentLedger(true, streams, s -> { });

@@ -75,14 +75,7 @@ final class WalFilesSimulation {
   }
 
   Result run() throws Exception {
-    java.nio.file.Path dir = Files.createTempDirectory("wal-sim-" + seed);
-    try {
-      return run(new Path(dir.toUri()));
-    } finally {
-      try (var files = Files.walk(dir)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
+    return org.gstore.coprocessor.ScratchDirectory.use("wal-sim-" + seed, this::run);
   }
 
   private Result run(Path root) throws Exception {
@@ -115,6 +108,9 @@ final class WalFilesSimulation {
       }
     }
     wal.abandon(); // the crash: files left as they are
+    // and wait for the writer thread to end: having acknowledged the last batch it may still roll to a new file,
+    // and the torn tail below belongs at the end of the stream's last file (a file is closed only after a sync)
+    wal.close();
     FileSystem raw = FileSystem.getLocal(CONF).getRaw();
     List<List<Path>> files = new ArrayList<>();
     for (int s = 0; s < streams; s++) {

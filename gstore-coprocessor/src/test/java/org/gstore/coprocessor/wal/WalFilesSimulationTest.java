@@ -43,7 +43,9 @@ class WalFilesSimulationTest {
     if (first != null) {
       fail(first);
     }
-    assertThat(loud).as("damage that the replay must stop on happened").isPositive();
+    if (schedules.runs() >= 20) { // half the schedules damage a closed file: a replay of one seed may not
+      assertThat(loud).as("damage that the replay must stop on happened").isPositive();
+    }
   }
 
   /** A log without the mark that its writers seal failed writes reads a cut closed file as a torn tail. */

@@ -215,8 +215,11 @@ class WalRecoveryIT {
         assertThat(recorded(cluster, stuck, "into-a-disabled-table")).as("it committed: its outcome is recorded"
             + " before its writes, which wait for the table").isTrue();
 
-        admin.enableTable(disabled); // the cause is gone: the next pass replays it
-        recovery.recoverDeadServers(stuck.id().leader()::equals);
+        admin.enableTable(disabled); // the cause is gone: a pass replays it once the table's region serves
+        // (an attempt is 1 s here: one made while the region still opens gives up, as in production, and the next
+        // pass tries again)
+        Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+            .untilAsserted(() -> recovery.recoverDeadServers(stuck.id().leader()::equals));
         assertThat(recorded(cluster, stuck, "into-a-disabled-table")).isTrue();
       } finally {
         zk.close();

@@ -1,11 +1,13 @@
 package org.gstore.recovery;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.gstore.common.protocol.GroupRef;
@@ -50,29 +52,14 @@ public final class ShipmentLedger {
   private final Watermark[] handedOver;
   /** Per WAL stream: records held (queued, unpersisted or quarantined): the WAL keeps them. */
   private final List<TreeSet<Long>> heldSeqs = new ArrayList<>();
-  /** Commits HBase refused for good, oldest first: the WAL keeps them, and they are shipped again now and then. */
-  private final LinkedHashSet<Shipment> quarantined = new LinkedHashSet<>();
-  /**
-   * Quarantined commits shipped again and not landed yet: still quarantined for the alerts (HBase does not have
-   * them), and not a shipping lag (they are not waiting behind anything).
-   */
-  private final LinkedHashSet<Shipment> retrying = new LinkedHashSet<>();
-  /**
-   * Commits held behind a quarantined one before HBase was sent them: they have no outcome row yet, so a lookup
-   * must not take them for shipped ({@link #shippedThrough(GroupRef, long)}).
-   */
-  private final java.util.Set<Shipment> heldUnsent = new java.util.HashSet<>();
-  /** Why HBase refused each quarantined commit, as it said the last time. */
-  private final Map<Shipment, String> refusedBecause = new HashMap<>();
+  /** Commits HBase refused for good, and those held behind them: still held, the WAL keeps them. */
+  private final Quarantine quarantine = new Quarantine();
   /** Bumped when acknowledgements of batches sent earlier can no longer be trusted (see {@link #distrust}). */
   private long epoch;
   private long nextShipment;
   private long shippedThrough = -1;
-  private long lastQuarantineRetry = Long.MIN_VALUE;
-  private long quarantineRetryMillis = DEFAULT_QUARANTINE_RETRY_MILLIS;
   private long shippedAgain;
   private long persistedOnDrain;
-  private long refusals;
 
   /**
    * @param persistedWhenShipped whether the sink persists what it acknowledges (SYNC_WAL): nothing stays held
@@ -163,9 +150,7 @@ public final class ShipmentLedger {
     for (Shipment s : batch) {
       long number = nextShipment++;
       queued.remove(s);
-      retrying.remove(s); // out of quarantine: it landed
-      refusedBecause.remove(s);
-      heldUnsent.remove(s);
+      quarantine.landed(s);
       if (persistedWhenShipped) {
         release(s);
       } else {
@@ -178,14 +163,11 @@ public final class ShipmentLedger {
 
   /** How often quarantined commits are shipped again ({@link #retryQuarantined}). */
   public synchronized long quarantineRetryMillis() {
-    return quarantineRetryMillis;
+    return quarantine.retryMillis();
   }
 
   public synchronized void quarantineRetryMillis(long millis) {
-    if (millis <= 0) {
-      throw new IllegalArgumentException("a quarantine retry period must be positive, not " + millis);
-    }
-    quarantineRetryMillis = millis;
+    quarantine.retryMillis(millis);
   }
 
   /** HBase refused {@code s} for good, saying {@code because}: quarantine it (see the class comment). */
@@ -194,13 +176,9 @@ public final class ShipmentLedger {
         + " refuses its writes for good ({}). It stays in the WAL and is shipped again every {} s; the group takes no"
         + " commit, release or region move until it lands. Fix the cause, see docs/operations.md, \"Quarantined"
         + " commits\"", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq(), because,
-        quarantineRetryMillis / 1000);
-    quarantined.add(s);
-    refusedBecause.put(s, because);
-    heldUnsent.remove(s); // sent: its outcome row went first
-    retrying.remove(s);
+        quarantine.retryMillis() / 1000);
+    quarantine.refused(s, because);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
-    refusals++;
     notifyAll();
   }
 
@@ -213,43 +191,32 @@ public final class ShipmentLedger {
    * the quarantine was known (or shipped again after a death) can be behind one: the group takes no new commit
    * meanwhile.
    */
-  public synchronized boolean quarantineBehindEarlier(Shipment s, java.util.Collection<Shipment> landingWith) {
-    Shipment blocker = blocker(s, landingWith);
+  public synchronized boolean quarantineBehindEarlier(Shipment s, Collection<Shipment> landingWith) {
+    boolean heldBefore = quarantine.alreadyKnown(s);
+    Shipment blocker = quarantine.holdBehindEarlier(s, landingWith);
     if (blocker == null) {
       return false;
     }
-    if (!refusedBecause.containsKey(s)) { // once per commit, not at every retry round
+    if (!heldBefore) { // once per commit, not at every retry round
       LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
           s.group().id(), s.commitTs(), blocker.commitTs());
-      heldUnsent.add(s);
     }
-    quarantined.add(s);
-    refusedBecause.put(s, "behind its group's quarantined commit " + blocker.commitTs() + ": "
-        + refusedBecause.getOrDefault(blocker, "shipped again"));
-    retrying.remove(s);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
     notifyAll();
     return true;
   }
 
   /** Whether {@link #quarantineBehindEarlier} would hold {@code s} now (it changes nothing). */
-  public synchronized boolean blockedBehindEarlier(Shipment s, java.util.Collection<Shipment> landingWith) {
-    return blocker(s, landingWith) != null;
+  public synchronized boolean blockedBehindEarlier(Shipment s, Collection<Shipment> landingWith) {
+    return quarantine.blocker(s, landingWith) != null;
   }
 
-  private Shipment blocker(Shipment s, java.util.Collection<Shipment> landingWith) {
-    Shipment blocker = earlierUnlanded(s, quarantined, landingWith);
-    return blocker != null ? blocker : earlierUnlanded(s, retrying, landingWith);
-  }
-
-  private static Shipment earlierUnlanded(Shipment s, java.util.Collection<Shipment> among,
-      java.util.Collection<Shipment> landingWith) {
-    for (Shipment q : among) {
-      if (q.group().equals(s.group()) && q.commitTs() < s.commitTs() && !landingWith.contains(q)) {
-        return q;
-      }
-    }
-    return null;
+  /**
+   * Whether nothing is quarantined now: no commit can then be held behind another, and a batch need not be checked
+   * commit by commit ({@link #quarantineBehindEarlier}). Only the shipping thread quarantines a commit.
+   */
+  public synchronized boolean quarantineEmpty() {
+    return quarantine.isEmpty();
   }
 
   /** T_F: every shipment numbered up to this one is acknowledged by HBase (-1: none yet). */
@@ -293,17 +260,7 @@ public final class ShipmentLedger {
    * shipped again.
    */
   public synchronized int retryQuarantined(long now) {
-    if (quarantined.isEmpty() || (lastQuarantineRetry != Long.MIN_VALUE
-        && now - lastQuarantineRetry < quarantineRetryMillis)) {
-      return 0;
-    }
-    lastQuarantineRetry = now;
-    List<Shipment> again = new ArrayList<>(quarantined);
-    // in commit order, whatever order they were quarantined in: a commit shipped before an earlier one of its group
-    // that HBase still refuses would land ahead of it (see quarantineBehindEarlier)
-    again.sort(java.util.Comparator.comparingLong(Shipment::commitTs));
-    quarantined.clear();
-    retrying.addAll(again);
+    List<Shipment> again = quarantine.dueForRetry(now); // in commit order: see quarantineBehindEarlier
     for (Shipment s : again) {
       queued.add(s);
       shipAgain.accept(s);
@@ -349,7 +306,7 @@ public final class ShipmentLedger {
 
   /** Whether {@code s} is held: waiting to ship (again), shipped but not known persisted, or quarantined. */
   public synchronized boolean holds(Shipment s) {
-    return queued.contains(s) || unpersisted.containsKey(s) || quarantined.contains(s);
+    return queued.contains(s) || unpersisted.containsKey(s) || quarantine.contains(s);
   }
 
   /**
@@ -359,7 +316,7 @@ public final class ShipmentLedger {
    */
   public synchronized boolean shippedThrough(GroupRef group, long commitTs) {
     return queued.stream().noneMatch(s -> s.group().equals(group) && s.commitTs() <= commitTs)
-        && heldUnsent.stream().noneMatch(s -> s.group().equals(group) && s.commitTs() <= commitTs);
+        && !quarantine.holdsUnsent(group, commitTs);
   }
 
   /** Whether {@code s} waits to be shipped (again): not landed, not quarantined. */
@@ -379,7 +336,7 @@ public final class ShipmentLedger {
 
   /** Commits HBase refused for good and not shipped since (see the class comment). */
   public synchronized long quarantinedCount() {
-    return quarantined.size() + retrying.size();
+    return quarantine.count();
   }
 
   /** Whether a commit of {@code group} is quarantined now (HBase does not have it). */
@@ -388,14 +345,13 @@ public final class ShipmentLedger {
   }
 
   /** Why HBase refused a quarantined commit of {@code group}, if it has one now. */
-  public synchronized java.util.Optional<String> quarantineCause(GroupRef group) {
-    return refusedBecause.entrySet().stream().filter(e -> e.getKey().group().equals(group))
-        .map(Map.Entry::getValue).findFirst();
+  public synchronized Optional<String> quarantineCause(GroupRef group) {
+    return quarantine.cause(group);
   }
 
   /** How many times HBase refused a commit for good (each refusal of a commit shipped again counts). */
   public synchronized long refusals() {
-    return refusals;
+    return quarantine.refusals();
   }
 
   /** Commits shipped again because a region server that may have lost them died. */
@@ -414,7 +370,7 @@ public final class ShipmentLedger {
    */
   public synchronized long lagMillis(long now) {
     for (Shipment s : queued) {
-      if (!retrying.contains(s)) {
+      if (!quarantine.isRetrying(s)) {
         return Math.max(0, now - s.commitTs());
       }
     }

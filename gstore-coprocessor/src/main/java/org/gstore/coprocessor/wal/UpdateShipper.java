@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -185,12 +186,15 @@ public final class UpdateShipper implements Closeable {
     }
     List<Shipment> batch = new ArrayList<>(held.size());
     held.forEach(h -> batch.add(h.shipment()));
-    // a group's commits land in commit order: none ships past an earlier one of its group that HBase refused
-    batch.sort(java.util.Comparator.comparingLong(Shipment::commitTs));
-    Set<Shipment> inBatch = new HashSet<>(batch);
-    batch.removeIf(s -> ledger.quarantineBehindEarlier(s, inBatch));
+    // a group's commits land in commit order: none ships past an earlier one of its group that HBase refused. Only
+    // this thread quarantines, so with none quarantined now none can be by the time the batch is sent
+    if (!ledger.quarantineEmpty()) {
+      Set<Shipment> inBatch = new HashSet<>(batch);
+      batch.removeIf(s -> ledger.quarantineBehindEarlier(s, inBatch));
+    }
     if (!batch.isEmpty() && shipUnlessRefused(batch) != null) {
-      for (Shipment s : batch) { // one by one: each earlier one has landed or been quarantined by now
+      batch.sort(Comparator.comparingLong(Shipment::commitTs));
+      for (Shipment s : batch) { // one by one, oldest first: each earlier one has landed or been quarantined by now
         if (ledger.quarantineBehindEarlier(s, Set.of())) {
           continue;
         }

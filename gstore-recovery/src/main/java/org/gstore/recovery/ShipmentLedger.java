@@ -2,6 +2,7 @@ package org.gstore.recovery;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -52,6 +53,11 @@ public final class ShipmentLedger {
   private final Watermark[] handedOver;
   /** Per WAL stream: records held (queued, unpersisted or quarantined): the WAL keeps them. */
   private final List<TreeSet<Long>> heldSeqs = new ArrayList<>();
+  /**
+   * Commits sent back to be shipped again (a distrusted acknowledgement, a death, out of quarantine) and not landed
+   * since: a later commit of their group is not numbered before them ({@link #shipped}).
+   */
+  private final LinkedHashSet<Shipment> sentBack = new LinkedHashSet<>();
   /** Commits HBase refused for good, and those held behind them: still held, the WAL keeps them. */
   private final Quarantine quarantine = new Quarantine();
   /** Bumped when acknowledgements of batches sent earlier can no longer be trusted (see {@link #distrust}). */
@@ -136,20 +142,29 @@ public final class ShipmentLedger {
    * HBase acknowledged {@code batch}, sent at {@code sentAt} ({@link #epoch}): number its shipments (T_F passes
    * them) and hold them until persisted; or, if the acknowledgement is {@linkplain #distrust distrusted}, ship it
    * again.
+   *
+   * <p>A group's shipments are numbered in its commit order, so a claim that covers a commit covers every earlier
+   * one of its group, and the commits of a group shipped again after a death are its latest ones, shipped again in
+   * order. A commit landing while an earlier one of its group was sent back to be shipped again (and is not in this
+   * batch) is not numbered: it is sent back too, to land after it. Otherwise the later one, persisted and
+   * forgotten first, could leave the earlier one to be shipped again alone; landing after a quarantine longer than
+   * the delete markers' retention, it would bring back a value the later one deleted.
    */
   public synchronized void shipped(List<Shipment> batch, long sentAt) {
     if (sentAt != epoch) {
-      for (Shipment s : batch) {
-        if (queued.contains(s)) {
-          shipAgain.accept(s);
-          shippedAgain++;
-        }
-      }
+      batch.forEach(this::sendBack);
       return;
     }
-    for (Shipment s : batch) {
+    List<Shipment> inCommitOrder = new ArrayList<>(batch);
+    inCommitOrder.sort(Comparator.comparingLong(Shipment::commitTs));
+    for (Shipment s : inCommitOrder) {
+      if (!sentBack.isEmpty() && behindSentBack(s, batch)) {
+        sendBack(s);
+        continue;
+      }
       long number = nextShipment++;
       queued.remove(s);
+      sentBack.remove(s);
       quarantine.landed(s);
       if (persistedWhenShipped) {
         release(s);
@@ -159,6 +174,24 @@ public final class ShipmentLedger {
     }
     shippedThrough = nextShipment - 1;
     notifyAll();
+  }
+
+  /** Ships {@code s} again, if it still waits to be: it is not numbered before it lands again. */
+  private void sendBack(Shipment s) {
+    if (queued.contains(s)) {
+      sentBack.add(s);
+      shipAgain.accept(s);
+      shippedAgain++;
+    }
+  }
+
+  private boolean behindSentBack(Shipment s, List<Shipment> landingWith) {
+    for (Shipment earlier : sentBack) {
+      if (earlier.group().equals(s.group()) && earlier.commitTs() < s.commitTs() && !landingWith.contains(earlier)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** How often quarantined commits are shipped again ({@link #retryQuarantined}). */
@@ -178,6 +211,7 @@ public final class ShipmentLedger {
         + " commits\"", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq(), because,
         quarantine.retryMillis() / 1000);
     quarantine.refused(s, because);
+    sentBack.remove(s);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
     notifyAll();
   }
@@ -201,6 +235,7 @@ public final class ShipmentLedger {
       LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
           s.group().id(), s.commitTs(), blocker.commitTs());
     }
+    sentBack.remove(s);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
     notifyAll();
     return true;
@@ -248,6 +283,7 @@ public final class ShipmentLedger {
     for (Shipment s : again) {
       unpersisted.remove(s);
       queued.add(s);
+      sentBack.add(s);
       shipAgain.accept(s);
     }
     shippedAgain += again.size();
@@ -263,6 +299,7 @@ public final class ShipmentLedger {
     List<Shipment> again = quarantine.dueForRetry(now); // in commit order: see quarantineBehindEarlier
     for (Shipment s : again) {
       queued.add(s);
+      sentBack.add(s);
       shipAgain.accept(s);
     }
     return again.size();

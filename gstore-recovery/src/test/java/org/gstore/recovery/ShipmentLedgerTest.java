@@ -101,4 +101,34 @@ class ShipmentLedgerTest {
     assertThat(ledger.quarantinedCount()).isZero();
     assertThat(ledger.pendingCount(GROUP)).isZero();
   }
+
+  /**
+   * A group's shipments are numbered in commit order, whatever order they are acknowledged in. A commit sent back
+   * (its acknowledgement distrusted, while the shipper shipped a refused batch one commit at a time) must not let a
+   * later commit of its group be numbered before it: the later one, persisted and forgotten first, would leave the
+   * earlier one to be shipped again alone after a death, and if HBase then refused it past the delete markers'
+   * retention, a value the later commit deleted would come back when it landed.
+   */
+  @Test
+  void aLaterCommitIsNotNumberedBeforeAnEarlierOneOfItsGroupSentBack() {
+    ShipmentLedger async = new ShipmentLedger(false, 1, shippedAgain::add);
+    Shipment earlier = new Shipment(GROUP, 1_000, "t1", List.of(), new WalPosition(0, 0));
+    Shipment later = new Shipment(GROUP, 2_000, "t2", List.of(), new WalPosition(0, 1));
+    async.handOver(earlier);
+    async.handOver(later);
+    long sentAt = async.epoch();
+    async.distrust();
+    async.shipped(List.of(earlier), sentAt);
+    assertThat(shippedAgain).as("its acknowledgement is distrusted").containsExactly(earlier);
+
+    async.shipped(List.of(later), async.epoch());
+    assertThat(async.shippedThrough()).as("the later commit is not numbered ahead of the earlier").isEqualTo(-1);
+    assertThat(shippedAgain).as("it lands again, after the earlier").containsExactly(earlier, later);
+    assertThat(async.waitsToShip(later)).isTrue();
+
+    async.shipped(List.of(later, earlier), async.epoch()); // one batch, whatever its order: numbered in commit order
+    async.forgetPersistedThrough(0);
+    assertThat(async.pendingCount(GROUP)).as("shipment 0 is the earlier commit").isEqualTo(1);
+    assertThat(async.unpersistedOf(GROUP)).containsExactly(later);
+  }
 }

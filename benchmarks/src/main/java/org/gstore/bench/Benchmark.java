@@ -30,7 +30,12 @@ import org.gstore.client.GStoreClient;
 
 /**
  * Runs workloads against G-Store, plain HBase and Apache Omid side by side, on the same cluster and rows, for each
- * client count, and collects one {@link Recorder.Result} per system, workload and client count.
+ * client count, and collects one {@link Recorder.Result} per system, workload, client count and round.
+ *
+ * <p>First it warms the cluster up until its JIT has settled ({@link Warmup}). Then each point (a workload at a
+ * client count) runs its systems interleaved, A, B, A, B..., for {@code repeat} rounds, so that each round compares
+ * runs made close together and the spread of the ratios over the rounds shows the noise ({@link Comparison}). Each
+ * run also measures the CPU the cluster spent per operation ({@link ClusterCpu}).
  */
 public final class Benchmark {
   /**
@@ -41,27 +46,55 @@ public final class Benchmark {
    * @param systems the systems to run, in order
    * @param omid how Omid runs, when it is among {@code systems}
    * @param opsKeys players each gaming operation touches (1: the paper's workload)
-   * @param warmupRoundMillis how long each workload runs on each system, untimed, before the first point (0: not)
+   * @param warmupRoundMillis how long each workload runs on each system, untimed, in each warm-up round
+   * @param warmupCapMillis the longest the warm-up goes on while the JIT has not settled (0: no warm-up)
+   * @param repeat how many interleaved rounds each point runs
    */
   public record Settings(List<Integer> clients, List<String> workloads, int k, List<Integer> ns, long deltaMillis,
       int rows, boolean contiguous, long warmupMillis, long runMillis, int sharedGroups, int txnSize,
-      boolean zipfian, List<BenchSystem> systems, OmidSettings omid, int opsKeys, long warmupRoundMillis) {}
+      boolean zipfian, List<BenchSystem> systems, OmidSettings omid, int opsKeys, long warmupRoundMillis,
+      long warmupCapMillis, int repeat) {
+    public Settings {
+      if (repeat < 1) {
+        throw new IllegalArgumentException("a point runs at least one round, not " + repeat);
+      }
+    }
+  }
+
+  /**
+   * What a benchmark run measured: a result per system, workload, client count and round, the ratios of G-Store
+   * to each other system with their spread, how the warm-up went, and what the CPU figures count.
+   */
+  public record Run(List<Recorder.Result> results, List<Comparison.Ratio> ratios, Warmup.Outcome warmup,
+      String cpuMeasure) {}
 
   private final Connection connection;
   private final Settings settings;
+  private final ClusterCpu cpu;
   private final PrintStream out;
 
+  /** A benchmark of the cluster this JVM runs (the embedded one): its CPU is this process's. */
   public Benchmark(Connection connection, Settings settings, PrintStream out) {
+    this(connection, settings, true, out);
+  }
+
+  /**
+   * @param embedded whether the cluster runs in this JVM; if not, its CPU is read from the region servers' info
+   *     servers
+   */
+  public Benchmark(Connection connection, Settings settings, boolean embedded, PrintStream out) {
     this.connection = connection;
     this.settings = settings;
+    this.cpu = embedded ? new EmbeddedCpu() : new ServersCpu(connection);
     this.out = out;
   }
 
-  public List<Recorder.Result> run() throws Exception {
+  public Run run() throws Exception {
     preparePlayers();
     List<Recorder.Result> results = new ArrayList<>();
     boolean omid = settings.systems().contains(BenchSystem.OMID);
     Path omidDir = omid ? Files.createTempDirectory("gstore-bench-omid-") : null;
+    Warmup.Outcome warmup;
     try (GStoreClient gstore = GStoreClient.create(connection);
         OmidTso tso = omid ? startTso(omidDir) : null;
         OmidClient omidClient = omid ? OmidClient.connect(connection, tso, settings.omid()) : null) {
@@ -70,23 +103,19 @@ public final class Benchmark {
       }
       BenchSystem.Clients clients = new BenchSystem.Clients(connection, gstore, omidClient);
       List<Workload> workloads = workloads(clients);
-      warmUp(workloads);
+      warmup = new Warmup(cpu, settings.warmupRoundMillis() > 0 ? settings.warmupCapMillis() : 0, out)
+          .run(() -> warmUpRound(workloads));
+      out.println("  " + warmup.describe());
       for (Workload workload : workloads) {
-        for (BenchSystem system : settings.systems()) {
-          if (!workload.supports(system)) {
-            continue;
-          }
-          for (int c : settings.clients()) {
-            Recorder.Result r = runPoint(workload, system, c, new Recorder(
-                TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis()),
-                TimeUnit.MILLISECONDS.toNanos(settings.runMillis())));
-            results.add(r);
-            out.printf("  %-6s %-17s %3d clients: %8.1f ops/s  p50 %7.2f ms  p99 %7.2f ms  mean %7.2f ms"
-                + "  aborts %4.1f%%%n", r.system(), r.workload(), r.clients(), r.throughput(), r.p50Ms(), r.p99Ms(),
-                r.meanMs(), 100 * r.abortRate());
-            r.phases().forEach((name, ph) -> out.printf("  %-6s %-17s %3d clients: %-6s x%-5d p50 %7.2f ms"
-                + "  p99 %7.2f ms  mean %7.2f ms%n", "", "", r.clients(), name, ph.count(), ph.p50Ms(), ph.p99Ms(),
-                ph.meanMs()));
+        for (int c : settings.clients()) {
+          for (int round = 1; round <= settings.repeat(); round++) {
+            for (BenchSystem system : settings.systems()) {
+              if (workload.supports(system)) {
+                results.add(report(runPoint(workload, system, c, round, new Recorder(
+                    TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis()),
+                    TimeUnit.MILLISECONDS.toNanos(settings.runMillis())))));
+              }
+            }
           }
         }
       }
@@ -94,7 +123,21 @@ public final class Benchmark {
     if (omid) {
       deleteRecursively(omidDir); // kept when the run failed: the TSO's log is there
     }
-    return results;
+    List<Comparison.Ratio> ratios = Comparison.of(results);
+    out.println("CPU per operation: " + cpu.describe());
+    ratios.forEach(r -> out.println("  " + r.describe()));
+    return new Run(results, ratios, warmup, cpu.describe());
+  }
+
+  private Recorder.Result report(Recorder.Result r) {
+    out.printf(Locale.ROOT, "  %-6s %-17s %3d clients%s: %8.1f ops/s  p50 %7.2f ms  p99 %7.2f ms  mean %7.2f ms"
+        + "  aborts %4.1f%%  CPU %6.2f ms/op%n", r.system(), r.workload(), r.clients(),
+        settings.repeat() > 1 ? " round " + r.round() : "", r.throughput(), r.p50Ms(), r.p99Ms(), r.meanMs(),
+        100 * r.abortRate(), r.cpuMsPerOp());
+    r.phases().forEach((name, ph) -> out.printf(Locale.ROOT, "  %-6s %-17s %3d clients: %-6s x%-5d p50 %7.2f ms"
+        + "  p99 %7.2f ms  mean %7.2f ms%n", "", "", r.clients(), name, ph.count(), ph.p50Ms(), ph.p99Ms(),
+        ph.meanMs()));
+    return r;
   }
 
   private static void deleteRecursively(Path dir) throws IOException {
@@ -130,32 +173,36 @@ public final class Benchmark {
   }
 
   /**
-   * Runs every workload on every system once, untimed, at the most clients, before any point is measured. Without
-   * it the first points ran while the JIT was still compiling (the embedded cluster is one JVM with every server
-   * in it): measured on 2026-11-26, G-Store's gaming mean per operation at one client was 10.5-11 ms as the
-   * run's first point after 2 s of warm-up and 5.7 ms after 20 s, while the systems measured later were warm.
+   * One warm-up round: every workload on every system once, untimed, at the most clients. Without warm-up the
+   * first points ran while the JIT was still compiling (the embedded cluster is one JVM with every server in it):
+   * measured on 2026-11-26, G-Store's gaming mean per operation at one client was 10.5-11 ms as the run's first
+   * point after 2 s of warm-up and 5.7 ms after 20 s, while the systems measured later were warm.
    */
-  private void warmUp(List<Workload> workloads) throws Exception {
-    if (settings.warmupRoundMillis() <= 0) {
-      return;
-    }
+  private void warmUpRound(List<Workload> workloads) throws Exception {
     int clients = Collections.max(settings.clients());
     for (Workload workload : workloads) {
       for (BenchSystem system : settings.systems()) {
         if (workload.supports(system)) {
-          runPoint(workload, system, clients, new Recorder(TimeUnit.MILLISECONDS.toNanos(
+          runPoint(workload, system, clients, 0, new Recorder(TimeUnit.MILLISECONDS.toNanos(
               settings.warmupRoundMillis()), 0));
         }
       }
     }
   }
 
-  private Recorder.Result runPoint(Workload workload, BenchSystem system, int clients, Recorder recorder)
+  /** Runs one system at one point; the cluster's CPU is sampled when measuring starts and when it ends. */
+  private Recorder.Result runPoint(Workload workload, BenchSystem system, int clients, int round, Recorder recorder)
       throws Exception {
     workload.setUp(system);
-    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    List<Thread> clientThreads = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(clients, task -> {
+      Thread t = new Thread(task, "bench-client-" + clientThreads.size());
+      clientThreads.add(t);
+      return t;
+    });
     long start = System.nanoTime();
     double total = recorder.totalMillis();
+    long cpuNanos;
     try (ProgressBar bar = new ProgressBar(out, () -> (System.nanoTime() - start) / 1e6 / total,
         () -> String.format("%s %s, %d clients", label(system), workload.name(), clients))) {
       List<Future<?>> running = new ArrayList<>();
@@ -166,6 +213,10 @@ public final class Benchmark {
           return null;
         }));
       }
+      awaitUntil(recorder.measureFrom(), running);
+      ClusterCpu.Sample before = cpu.sample(clientThreads);
+      awaitUntil(recorder.endAt(), running);
+      cpuNanos = cpu.sample(clientThreads).minus(before).cpuNanos();
       for (Future<?> f : running) {
         f.get();
       }
@@ -173,7 +224,22 @@ public final class Benchmark {
       pool.shutdownNow();
       workload.tearDown(system);
     }
-    return recorder.result(label(system), workload.name(), clients);
+    return recorder.result(label(system), workload.name(), clients, round, cpuNanos);
+  }
+
+  /** Waits until {@code nanoTime} ({@link System#nanoTime}), or less if every client ended (or one failed). */
+  private static void awaitUntil(long nanoTime, List<Future<?>> running) throws Exception {
+    for (Future<?> f : running) {
+      long left = nanoTime - System.nanoTime();
+      if (left <= 0) {
+        return;
+      }
+      try {
+        f.get(left, TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        return;
+      }
+    }
   }
 
   /** The system's name in results: {@code gstore}, {@code hbase}, and {@code omid} or the Omid variant's name. */

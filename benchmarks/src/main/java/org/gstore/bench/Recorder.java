@@ -29,6 +29,16 @@ final class Recorder {
     this.endAt = measureFrom + durationNanos;
   }
 
+  /** When measuring starts ({@link System#nanoTime}). */
+  long measureFrom() {
+    return measureFrom;
+  }
+
+  /** When measuring ends ({@link System#nanoTime}). */
+  long endAt() {
+    return endAt;
+  }
+
   /** Warm-up and measurement together. */
   double totalMillis() {
     return (endAt - start) / 1e6;
@@ -70,16 +80,22 @@ final class Recorder {
     }
   }
 
-  Result result(String system, String workload, int clients) {
+  /**
+   * @param round which of the point's interleaved rounds this was (1 for the first)
+   * @param cpuNanos CPU the cluster spent while measuring, or -1 if unknown
+   */
+  Result result(String system, String workload, int clients, int round, long cpuNanos) {
     Histogram h = latencies.getIntervalHistogram();
     double seconds = (endAt - measureFrom) / 1e9;
     long c = commits.get();
     long a = aborts.get();
-    return new Result(system, workload, clients, ops.get(), ops.get() / seconds,
+    long n = ops.get();
+    return new Result(system, workload, clients, round, n, n / seconds,
         h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50) / 1e3,
         h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99) / 1e3,
         h.getTotalCount() == 0 ? 0 : h.getMean() / 1e3,
-        c + a == 0 ? 0 : (double) a / (c + a), phaseResults());
+        c + a == 0 ? 0 : (double) a / (c + a), cpuNanos < 0 || n == 0 ? Double.NaN : cpuNanos / 1e6 / n,
+        phaseResults());
   }
 
   private Map<String, Phase> phaseResults() {
@@ -92,9 +108,13 @@ final class Recorder {
     return results;
   }
 
-  /** One row of the summary; {@code phases} by name, empty for workloads that record none. */
-  record Result(String system, String workload, int clients, long ops, double throughput, double p50Ms,
-      double p99Ms, double meanMs, double abortRate, Map<String, Phase> phases) {}
+  /**
+   * One row of the summary: one system's run of one point (workload and client count) in one round;
+   * {@code cpuMsPerOp} is the cluster's CPU per operation (NaN if unknown), {@code phases} by name, empty for
+   * workloads that record none.
+   */
+  record Result(String system, String workload, int clients, int round, long ops, double throughput, double p50Ms,
+      double p99Ms, double meanMs, double abortRate, double cpuMsPerOp, Map<String, Phase> phases) {}
 
   /** How often a phase happened and how long it took. */
   record Phase(long count, double p50Ms, double p99Ms, double meanMs) {}

@@ -1,6 +1,7 @@
 package org.gstore.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -30,10 +31,11 @@ class BenchmarkIT {
       throws Exception {
     Benchmark.Settings settings = new Benchmark.Settings(List.of(1, 3),
         List.of("gaming", "group-create", "ycsb-a", "ycsb-f"), 10, List.of(5), 2, 2_000, false, 500, 2_500, 2, 3,
-        true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE, BenchSystem.OMID), OmidSettings.BEST, 1, 300);
+        true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE, BenchSystem.OMID), OmidSettings.BEST, 1, 300, 1_000, 1);
     ByteArrayOutputStream log = new ByteArrayOutputStream();
-    List<Recorder.Result> results = new Benchmark(cluster.getConnection(), settings,
+    Benchmark.Run run = new Benchmark(cluster.getConnection(), settings,
         new PrintStream(log, true, StandardCharsets.UTF_8)).run();
+    List<Recorder.Result> results = run.results();
 
     // group-create runs on G-Store only; the others on all three systems; each at 1 and 3 clients (the warm-up
     // round before them reports nothing)
@@ -43,19 +45,29 @@ class BenchmarkIT {
       assertThat(r.throughput()).isPositive();
       assertThat(r.p99Ms()).isGreaterThanOrEqualTo(r.p50Ms()).isPositive();
       assertThat(r.abortRate()).isBetween(0.0, 1.0);
+      assertThat(r.cpuMsPerOp()).as("the cluster's CPU per operation of %s", r).isPositive();
       if (r.system().equals("hbase") || r.system().equals("gstore") && !r.workload().startsWith("ycsb")) {
         assertThat(r.abortRate()).as("no shared transactions, no aborts: %s", r).isZero();
       }
     }
 
-    Reports.write(results, out);
+    assertThat(run.warmup().rounds()).as("the warm-up ran, within its cap").isPositive();
+    assertThat(run.ratios()).as("G-Store against HBase and Omid at each client count of three workloads")
+        .hasSize(3 * 2 * 2).allSatisfy(ratio -> {
+          assertThat(ratio.latency().rounds()).isEqualTo(1);
+          assertThat(ratio.latency().median()).isPositive();
+          assertThat(ratio.cpu().median()).isPositive();
+        });
+
+    Reports.write(run, out);
     List<String> csv = Files.readAllLines(out.resolve("summary.csv"));
-    assertThat(csv.get(0)).isEqualTo("system,workload,clients,ops,throughput_ops_s,p50_ms,p99_ms,abort_rate");
+    assertThat(csv.get(0)).isEqualTo(Reports.CSV_HEADER);
     assertThat(csv).hasSize(results.size() + 1);
     assertThat(csv).anyMatch(l -> l.startsWith("gstore,gaming,3,")).anyMatch(l -> l.startsWith("hbase,gaming,1,"))
         .anyMatch(l -> l.startsWith("gstore,group-create,1,")).anyMatch(l -> l.startsWith("omid,ycsb-f-zipfian,3,"))
         .noneMatch(l -> l.startsWith("omid,group-create"));
-    assertThat(Files.readString(out.resolve("summary.json"))).contains("\"goodput_ops_s\"");
+    assertThat(Files.readString(out.resolve("summary.json"))).contains("\"goodput_ops_s\"", "\"cpu_ms_per_op\"",
+        "\"ratios\"", "\"warmup\"");
     for (String chart : List.of("gaming-latency.png", "group-create-throughput.png", "ycsb-f-zipfian-latency.png")) {
       byte[] png = Files.readAllBytes(out.resolve(chart));
       assertThat(png).as(chart).hasSizeGreaterThan(1_000);
@@ -81,17 +93,36 @@ class BenchmarkIT {
 
   @Test
   @Timeout(value = 2, unit = TimeUnit.MINUTES)
-  void aSweepOverNRunsTheGamingWorkloadOncePerNWithAChartEach(GStoreMiniCluster cluster, @TempDir Path out)
-      throws Exception {
+  void aSweepOverNRunsTheGamingWorkloadOncePerNWithAChartEachAndItsSystemsInterleaved(GStoreMiniCluster cluster,
+      @TempDir Path out) throws Exception {
     Benchmark.Settings settings = new Benchmark.Settings(List.of(1), List.of("gaming"), 10, List.of(3, 6), 2,
-        2_000, false, 300, 1_500, 2, 3, true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE), OmidSettings.BEST, 1,
-        0);
-    List<Recorder.Result> results = new Benchmark(cluster.getConnection(), settings,
+        2_000, false, 300, 1_000, 2, 3, true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE), OmidSettings.BEST, 1,
+        0, 0, 2);
+    Benchmark.Run run = new Benchmark(cluster.getConnection(), settings,
         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
 
-    assertThat(results).extracting(r -> r.system() + "/" + r.workload()).containsExactlyInAnyOrder(
-        "gstore/gaming-n3", "hbase/gaming-n3", "gstore/gaming-n6", "hbase/gaming-n6");
-    Reports.write(results, out);
+    assertThat(run.results()).extracting(r -> r.system() + "/" + r.workload() + "/" + r.round()).containsExactly(
+        "gstore/gaming-n3/1", "hbase/gaming-n3/1", "gstore/gaming-n3/2", "hbase/gaming-n3/2",
+        "gstore/gaming-n6/1", "hbase/gaming-n6/1", "gstore/gaming-n6/2", "hbase/gaming-n6/2");
+    assertThat(run.warmup().rounds()).as("no warm-up asked for").isZero();
+    assertThat(run.ratios()).extracting(Comparison.Ratio::workload).containsExactly("gaming-n3", "gaming-n6");
+    for (Comparison.Ratio ratio : run.ratios()) { // the median and range of the two rounds' own ratios
+      List<Double> perRound = new java.util.ArrayList<>();
+      for (int round = 1; round <= 2; round++) {
+        int r = round;
+        double gstore = run.results().stream().filter(x -> x.workload().equals(ratio.workload())
+            && x.round() == r && x.system().equals("gstore")).findFirst().orElseThrow().meanMs();
+        double hbase = run.results().stream().filter(x -> x.workload().equals(ratio.workload())
+            && x.round() == r && x.system().equals("hbase")).findFirst().orElseThrow().meanMs();
+        perRound.add(gstore / hbase);
+      }
+      assertThat(ratio.latency().rounds()).isEqualTo(2);
+      assertThat(ratio.latency().min()).isCloseTo(java.util.Collections.min(perRound), within(1e-9));
+      assertThat(ratio.latency().max()).isCloseTo(java.util.Collections.max(perRound), within(1e-9));
+      assertThat(ratio.latency().median()).isCloseTo((perRound.get(0) + perRound.get(1)) / 2, within(1e-9));
+    }
+    Reports.write(run, out);
+    assertThat(Files.readAllLines(out.resolve("summary.csv"))).hasSize(9);
     assertThat(out.resolve("gaming-n3-latency.png")).exists();
     assertThat(out.resolve("gaming-n6-latency.png")).exists();
     assertThat(out.resolve("gaming-sweep-latency.png")).exists();
@@ -101,9 +132,10 @@ class BenchmarkIT {
   @Timeout(value = 2, unit = TimeUnit.MINUTES)
   void aMultiKeyGameTouchesSeveralPlayersPerOperationOnEverySystem(GStoreMiniCluster cluster) throws Exception {
     Benchmark.Settings settings = new Benchmark.Settings(List.of(2), List.of("gaming"), 10, List.of(4), 2, 2_000,
-        false, 300, 1_500, 2, 3, true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE), OmidSettings.BEST, 4, 0);
+        false, 300, 1_500, 2, 3, true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE), OmidSettings.BEST, 4, 0, 0,
+        1);
     List<Recorder.Result> results = new Benchmark(cluster.getConnection(), settings,
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run().results();
 
     assertThat(results).extracting(Recorder.Result::workload).containsOnly("gaming-m4");
     assertThat(results).extracting(Recorder.Result::system).containsExactly("gstore", "hbase");

@@ -221,7 +221,7 @@ public final class GStore {
   private static Job bench(Map<String, String> o) {
     allow(o, "--conf", "--set", "--quick", "--clients", "--workloads", "--k", "--n", "--delta-ms", "--rows", "--keys",
         "--distribution", "--shared-groups", "--txn-size", "--seconds", "--warmup", "--out", "--systems", "--omid",
-        "--ops-keys", "--warmup-round");
+        "--ops-keys", "--warmup-round", "--warmup-cap", "--repeat");
     boolean quick = o.containsKey("--quick");
     List<Integer> clients = positives(o, "--clients", quick ? "1,2,4" : "1,2,4,8,16");
     String keys = o.getOrDefault("--keys", "random");
@@ -240,11 +240,12 @@ public final class GStore {
         keys.equals("contiguous"), 1_000L * positive(o, "--warmup", quick ? 2 : 10),
         1_000L * positive(o, "--seconds", quick ? 6 : 60), positive(o, "--shared-groups", 8),
         positive(o, "--txn-size", 4), distribution.equals("zipfian"), systems(o), omid(o),
-        positive(o, "--ops-keys", 1), 1_000L * nonNegative(o, "--warmup-round", quick ? 3 : 10));
+        positive(o, "--ops-keys", 1), 1_000L * nonNegative(o, "--warmup-round", quick ? 3 : 10),
+        1_000L * nonNegative(o, "--warmup-cap", quick ? 30 : 600), positive(o, "--repeat", quick ? 1 : 3));
     Path out = Path.of(o.getOrDefault("--out", "target/bench"));
     return (connection, embedded) -> {
-      var results = new Benchmark(connection, settings, System.out).run();
-      Reports.write(results, out);
+      Benchmark.Run run = new Benchmark(connection, settings, embedded, System.out).run();
+      Reports.write(run, out);
       System.out.println("Results in " + out.toAbsolutePath() + " (summary.csv, summary.json, *.png)");
       return true;
     };

@@ -41,6 +41,8 @@ public final class ShipmentLedger {
   private static final Logger LOG = LoggerFactory.getLogger(ShipmentLedger.class);
   /** How often quarantined commits are shipped again, unless set ({@code gstore.shipper.quarantine.retry.ms}). */
   public static final long DEFAULT_QUARANTINE_RETRY_MILLIS = 60_000;
+  private static final Comparator<Shipment> IN_COMMIT_ORDER =
+      Comparator.comparingLong(Shipment::commitTs).thenComparing(Shipment::txnId);
 
   private final boolean persistedWhenShipped;
   private final Consumer<Shipment> shipAgain;
@@ -57,7 +59,7 @@ public final class ShipmentLedger {
    * Commits sent back to be shipped again (a distrusted acknowledgement, a death, out of quarantine) and not landed
    * since: a later commit of their group is not numbered before them ({@link #shipped}).
    */
-  private final LinkedHashSet<Shipment> sentBack = new LinkedHashSet<>();
+  private final Map<GroupRef, TreeSet<Shipment>> sentBack = new HashMap<>();
   /** Commits HBase refused for good, and those held behind them: still held, the WAL keeps them. */
   private final Quarantine quarantine = new Quarantine();
   /** Bumped when acknowledgements of batches sent earlier can no longer be trusted (see {@link #distrust}). */
@@ -156,15 +158,18 @@ public final class ShipmentLedger {
       return;
     }
     List<Shipment> inCommitOrder = new ArrayList<>(batch);
-    inCommitOrder.sort(Comparator.comparingLong(Shipment::commitTs));
+    inCommitOrder.sort(IN_COMMIT_ORDER);
     for (Shipment s : inCommitOrder) {
-      if (!sentBack.isEmpty() && behindSentBack(s, batch)) {
+      if (!queued.contains(s)) {
+        continue; // a second copy of a commit numbered already (or quarantined since it was sent)
+      }
+      if (behindSentBack(s)) {
         sendBack(s);
         continue;
       }
       long number = nextShipment++;
       queued.remove(s);
-      sentBack.remove(s);
+      forgetSentBack(s);
       quarantine.landed(s);
       if (persistedWhenShipped) {
         release(s);
@@ -179,19 +184,30 @@ public final class ShipmentLedger {
   /** Ships {@code s} again, if it still waits to be: it is not numbered before it lands again. */
   private void sendBack(Shipment s) {
     if (queued.contains(s)) {
-      sentBack.add(s);
+      rememberSentBack(s);
       shipAgain.accept(s);
       shippedAgain++;
     }
   }
 
-  private boolean behindSentBack(Shipment s, List<Shipment> landingWith) {
-    for (Shipment earlier : sentBack) {
-      if (earlier.group().equals(s.group()) && earlier.commitTs() < s.commitTs() && !landingWith.contains(earlier)) {
-        return true;
-      }
+  /**
+   * Whether an earlier commit of {@code s}'s group was sent back and has not landed since. {@link #shipped} asks in
+   * commit order, so the earlier commits of its batch have landed (and left {@link #sentBack}) by then.
+   */
+  private boolean behindSentBack(Shipment s) {
+    TreeSet<Shipment> ofGroup = sentBack.get(s.group());
+    return ofGroup != null && ofGroup.first().commitTs() < s.commitTs();
+  }
+
+  private void rememberSentBack(Shipment s) {
+    sentBack.computeIfAbsent(s.group(), g -> new TreeSet<>(IN_COMMIT_ORDER)).add(s);
+  }
+
+  private void forgetSentBack(Shipment s) {
+    TreeSet<Shipment> ofGroup = sentBack.get(s.group());
+    if (ofGroup != null && ofGroup.remove(s) && ofGroup.isEmpty()) {
+      sentBack.remove(s.group());
     }
-    return false;
   }
 
   /** How often quarantined commits are shipped again ({@link #retryQuarantined}). */
@@ -211,7 +227,7 @@ public final class ShipmentLedger {
         + " commits\"", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq(), because,
         quarantine.retryMillis() / 1000);
     quarantine.refused(s, because);
-    sentBack.remove(s);
+    forgetSentBack(s);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
     notifyAll();
   }
@@ -235,7 +251,7 @@ public final class ShipmentLedger {
       LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
           s.group().id(), s.commitTs(), blocker.commitTs());
     }
-    sentBack.remove(s);
+    forgetSentBack(s);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
     notifyAll();
     return true;
@@ -283,7 +299,7 @@ public final class ShipmentLedger {
     for (Shipment s : again) {
       unpersisted.remove(s);
       queued.add(s);
-      sentBack.add(s);
+      rememberSentBack(s);
       shipAgain.accept(s);
     }
     shippedAgain += again.size();
@@ -299,7 +315,7 @@ public final class ShipmentLedger {
     List<Shipment> again = quarantine.dueForRetry(now); // in commit order: see quarantineBehindEarlier
     for (Shipment s : again) {
       queued.add(s);
-      sentBack.add(s);
+      rememberSentBack(s);
       shipAgain.accept(s);
     }
     return again.size();
@@ -356,6 +372,14 @@ public final class ShipmentLedger {
         && !quarantine.holdsUnsent(group, commitTs);
   }
 
+  /**
+   * The commits of {@code batch} that wait to be shipped (again), each once, in the batch's order: a commit can be
+   * queued twice (sent back, and its batch re-queued after a failure), and a copy must not ship once it landed.
+   */
+  public synchronized List<Shipment> waitingAmong(List<Shipment> batch) {
+    return batch.stream().distinct().filter(queued::contains).toList();
+  }
+
   /** Whether {@code s} waits to be shipped (again): not landed, not quarantined. */
   public synchronized boolean waitsToShip(Shipment s) {
     return queued.contains(s);
@@ -391,7 +415,10 @@ public final class ShipmentLedger {
     return quarantine.refusals();
   }
 
-  /** Commits shipped again because a region server that may have lost them died. */
+  /**
+   * Commits shipped again: a region server that may have lost them died, their acknowledgement was distrusted, or
+   * they landed before an earlier commit of their group that was sent back.
+   */
   public synchronized long shippedAgainCount() {
     return shippedAgain;
   }

@@ -131,4 +131,22 @@ class ShipmentLedgerTest {
     assertThat(async.pendingCount(GROUP)).as("shipment 0 is the earlier commit").isEqualTo(1);
     assertThat(async.unpersistedOf(GROUP)).containsExactly(later);
   }
+
+  /**
+   * A commit can be queued twice (sent back, and its batch queued again after the shipping threw): the second copy
+   * must not be numbered again. With SYNC_WAL it released the group's hold a second time, which let a drain pass
+   * while another commit of the group was still held.
+   */
+  @Test
+  void aSecondCopyOfALandedCommitIsNotCountedAgain() {
+    Shipment first = new Shipment(GROUP, 1_000, "t1", List.of(), new WalPosition(0, 0));
+    Shipment held = new Shipment(GROUP, 2_000, "t2", List.of(), new WalPosition(0, 1));
+    ledger.handOver(first);
+    ledger.handOver(held);
+    ledger.shipped(List.of(first), ledger.epoch());
+    assertThat(ledger.waitingAmong(List.of(first, held, held))).containsExactly(held);
+    ledger.shipped(List.of(first), ledger.epoch()); // the copy
+    assertThat(ledger.shippedThrough()).isEqualTo(0);
+    assertThat(ledger.pendingCount(GROUP)).as("the second commit is still held").isEqualTo(1);
+  }
 }

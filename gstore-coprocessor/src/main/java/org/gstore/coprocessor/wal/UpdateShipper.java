@@ -38,8 +38,15 @@ import org.slf4j.LoggerFactory;
 public final class UpdateShipper implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(UpdateShipper.class);
 
-  /** A commit handed over, and when it may be shipped. */
-  private record Held(Shipment shipment, long shippableAt) {}
+  /**
+   * A commit handed over, when it may be shipped, and whether it ships alone (its batch threw unexpectedly: a
+   * commit that throws on its own is quarantined rather than thrown on with every batch).
+   */
+  private record Held(Shipment shipment, long shippableAt, boolean alone) {
+    Held(Shipment shipment, long shippableAt) {
+      this(shipment, shippableAt, false);
+    }
+  }
 
   private final CommitSink sink;
   /** Writes a draining group's unpersisted commits again, persisted (ASYNC_WAL only). */
@@ -165,13 +172,15 @@ public final class UpdateShipper implements Closeable {
   }
 
   /**
-   * A batch the shipping threw on unexpectedly (an {@code Error}, a bug) is shipped again a second later: its
-   * commits must not be stranded, held for ever with nothing to ship them (and, behind a quarantined one, the rest
-   * of their group with them). Those that landed or were quarantined before it threw are not.
+   * A batch the shipping threw on unexpectedly (an {@code Error}, a bug) is shipped again a second later, one
+   * commit at a time: its commits must not be stranded, held for ever with nothing to ship them (and, behind a
+   * quarantined one, the rest of their group with them), and one that throws on its own must not stop every
+   * batch it joins. Those that landed or were quarantined before it threw are not shipped again.
    */
   private void shipAgainLater(List<Held> batch, Throwable failure) {
     long at = System.currentTimeMillis() + 1_000;
-    batch.stream().filter(h -> ledger.waitsToShip(h.shipment())).forEach(h -> thread.add(new Held(h.shipment(), at)));
+    batch.stream().filter(h -> ledger.waitsToShip(h.shipment()))
+        .forEach(h -> thread.add(new Held(h.shipment(), at, true)));
   }
 
   /** Holds the batch until its newest commit is due (at once, unless a test set a delay), then ships it. */
@@ -184,8 +193,11 @@ public final class UpdateShipper implements Closeable {
         return; // closing: the WAL keeps what was not shipped
       }
     }
-    List<Shipment> batch = new ArrayList<>(held.size());
-    held.forEach(h -> batch.add(h.shipment()));
+    List<Shipment> batch = new ArrayList<>(ledger.waitingAmong(held.stream().map(Held::shipment).toList()));
+    if (held.stream().anyMatch(Held::alone)) { // a batch threw unexpectedly: everything one by one this time
+      shipOneByOne(batch);
+      return;
+    }
     // a group's commits land in commit order: none ships past an earlier one of its group that HBase refused. Only
     // this thread quarantines, so with none quarantined now none can be by the time the batch is sent
     if (!ledger.quarantineEmpty()) {
@@ -193,15 +205,29 @@ public final class UpdateShipper implements Closeable {
       batch.removeIf(s -> ledger.quarantineBehindEarlier(s, inBatch));
     }
     if (!batch.isEmpty() && shipUnlessRefused(batch) != null) {
-      batch.sort(Comparator.comparingLong(Shipment::commitTs));
-      for (Shipment s : batch) { // one by one, oldest first: each earlier one has landed or been quarantined by now
-        if (ledger.quarantineBehindEarlier(s, Set.of())) {
-          continue;
-        }
+      shipOneByOne(batch);
+    }
+  }
+
+  /**
+   * Ships each commit on its own, oldest first (each earlier one has landed or been quarantined by the time the
+   * next ships): a commit HBase refuses for good, or that the shipping throws on by itself, is quarantined.
+   */
+  private void shipOneByOne(List<Shipment> batch) {
+    batch.sort(Comparator.comparingLong(Shipment::commitTs));
+    for (Shipment s : batch) {
+      if (ledger.quarantineBehindEarlier(s, Set.of())) {
+        continue;
+      }
+      try {
         IOException refusal = shipUnlessRefused(List.of(s));
         if (refusal != null) {
           ledger.refused(s, refusal.toString());
         }
+      } catch (RuntimeException e) { // NOPMD: a bad commit is quarantined, not thrown on with every batch
+        LOG.error("G-Store's shipper fails on a commit of group {} (commit timestamp {}) by itself",
+            s.group().id(), s.commitTs(), e);
+        ledger.refused(s, "the shipper fails on it: " + e);
       }
     }
   }

@@ -54,6 +54,9 @@ class UpdateShipperTest {
   /** Whether the next batch write throws an {@code Error} (once). */
   private volatile boolean throwErrorOnce;
 
+  /** A row whose every write makes the client throw what nobody expects (a bug), or null. */
+  private volatile String throwsOnRow;
+
   /** The row HBase refuses for good now ({@link #hbaseRefusing}'s argument until a test changes it). */
   private volatile String poisoned;
 
@@ -66,6 +69,9 @@ class UpdateShipperTest {
         throw new OutOfMemoryError("planted: the shipping threw what it does not expect");
       }
       List<? extends Row> actions = call.getArgument(0);
+      if (actions.stream().anyMatch(r -> Bytes.toString(r.getRow()).equals(throwsOnRow))) {
+        throw new IllegalStateException("planted: a bug the client hits on this row");
+      }
       List<Throwable> causes = new ArrayList<>();
       List<Row> failed = new ArrayList<>();
       for (Row r : actions) {
@@ -211,6 +217,37 @@ class UpdateShipperTest {
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().pendingCount() == 0);
       assertThat(applied).containsExactly("a(sync)");
       assertThat(throwErrorOnce).as("the first attempt threw").isFalse();
+    } finally {
+      shipper.close();
+    }
+  }
+
+  /**
+   * Before, a commit the shipping always threw on (unchecked) was shipped again with every batch, and every batch
+   * threw: no group's commits shipped again, ever.
+   */
+  @Test
+  void aCommitTheShippingAlwaysThrowsOnIsQuarantinedAndTheOthersShip() throws Exception {
+    UpdateShipper shipper = new UpdateShipper(hbaseRefusing("none"), new OwnerToken(new byte[32]),
+        Durability.SYNC_WAL, 1);
+    try {
+      throwsOnRow = "buggy";
+      Shipment buggy = commit(GROUP, 0, "buggy");
+      shipper.ship(buggy);
+      shipper.ship(commit(OTHER, 1, "fine"));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 1);
+      assertThat(shipper.ledger().quarantineCause(GROUP)).hasValueSatisfying(c -> assertThat(c).contains("planted"));
+      assertThat(shipper.ledger().pendingCount(GROUP)).as("held, never dropped").isEqualTo(1);
+
+      shipper.ship(commit(OTHER, 2, "later"));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().pendingCount(OTHER) == 0);
+      assertThat(applied).containsExactly("fine(sync)", "later(sync)");
+
+      throwsOnRow = null; // the bug fixed: the quarantine's retry lands it
+      shipper.ledger().quarantineRetryMillis(1);
+      shipper.ledger().retryQuarantined(System.currentTimeMillis());
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().pendingCount() == 0);
+      assertThat(applied).endsWith("buggy(sync)");
     } finally {
       shipper.close();
     }

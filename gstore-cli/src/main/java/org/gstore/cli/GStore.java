@@ -39,7 +39,8 @@ public final class GStore {
                           [--workloads gaming,group-create,ycsb-a,ycsb-b,ycsb-f] [--k 50] [--n 20|10,20,50,100]
                           [--delta-ms 10] [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
                           [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
-                          [--systems gstore,hbase,omid] [--ops-keys 1] [--warmup-round S]
+                          [--systems gstore,hbase,omid] [--ops-keys 1] [--warmup-round S] [--warmup-cap S]
+                          [--repeat R]
                           [--omid wait=low-cpu|high-throughput,low-latency=yes|no,batch-ms=N,post-commit=async|sync]
              gstore scale [--conf hbase-site.xml | --set key=value,...] [--groups 10000] [--k 10] [--clients 16]
                           [--large-groups 3] [--large-k 1000] [--tombstone-wait 2m]
@@ -58,6 +59,9 @@ public final class GStore {
                           (bank transfers, and groups forming and dissolving over list-append keys, while faults
                            hit the process cluster, several at once now and then; checks nothing is lost or
                            applied twice, and the list-append history for anomalies)
+             gstore profile FILE.jfr [--top 25]
+                          (a flight recording's CPU samples by the innermost G-Store method on the stack,
+                           and by thread where none is: see docs/benchmarks.md)
              gstore check-history FILE [--consistency serializable|strict-serializable]
                           (a list-append history, one JSON operation a line: G0, G1a, G1b, G1c, G-single, G2,
                            lost and duplicated appends; exit 0 none, 1 anomalies, 2 unreadable)""";
@@ -88,6 +92,9 @@ public final class GStore {
       }
       if (argv[0].equals("check-history")) {
         return CheckHistoryCommand.run(java.util.Arrays.copyOfRange(argv, 1, argv.length), System.out, System.err);
+      }
+      if (argv[0].equals("profile")) {
+        return profile(argv);
       }
       if (argv[0].equals("groups")) {
         return groups(argv) ? 0 : 1;
@@ -166,6 +173,24 @@ public final class GStore {
         return false;
       }
     };
+  }
+
+  /** {@code gstore profile FILE.jfr [--top N]}: where a flight recording's CPU went, in G-Store's terms. */
+  private static int profile(String[] argv) throws java.io.IOException {
+    if (argv.length < 2 || argv[1].startsWith("--")) {
+      throw fail("usage: gstore profile FILE.jfr [--top 25]");
+    }
+    String[] flags = new String[argv.length - 1];
+    flags[0] = "profile";
+    System.arraycopy(argv, 2, flags, 1, flags.length - 1);
+    Map<String, String> o = options(flags);
+    allow(o, "--top");
+    Path file = Path.of(argv[1]);
+    if (!java.nio.file.Files.isRegularFile(file)) {
+      throw fail("no such file: " + file);
+    }
+    org.gstore.bench.ProfileSteps.of(file).print(System.out, positive(o, "--top", 25));
+    return 0;
   }
 
   /** {@code gstore groups list|show ID|delete ID --conf F}: against a running cluster only. */

@@ -1,0 +1,62 @@
+package org.gstore.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+import jdk.jfr.Recording;
+import org.gstore.common.protocol.GroupId;
+import org.gstore.common.protocol.GroupRef;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.protocol.NodeId;
+import org.gstore.common.protocol.Uid;
+import org.gstore.common.wire.OwnerToken;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A real flight recording of a thread signing owner tokens, beside a benchmark client thread that is left out. */
+class ProfileStepsTest {
+  @Test
+  void samplesAreChargedToTheInnermostGStoreMethodAndClientsAreLeftOut(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("profile.jfr");
+    AtomicBoolean stop = new AtomicBoolean();
+    OwnerToken tokens = new OwnerToken(new byte[32]);
+    GroupRef group = new GroupRef(new GroupId("g", Key.of("t", "leader")), new Uid(new NodeId("n"), 1));
+    Thread server = new Thread(() -> {
+      long i = 0;
+      while (!stop.get()) {
+        tokens.sign(group, Key.of("t", "row" + i++));
+      }
+    }, "server-work");
+    Thread client = new Thread(() -> {
+      long x = 0;
+      while (!stop.get()) {
+        x += Long.numberOfTrailingZeros(x + 1);
+      }
+    }, "bench-client-0");
+    try (Recording recording = new Recording()) {
+      recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(10));
+      recording.start();
+      server.start();
+      client.start();
+      Thread.sleep(1_500);
+      stop.set(true);
+      server.join();
+      client.join();
+      recording.stop();
+      recording.dump(file);
+    }
+
+    ProfileSteps profile = ProfileSteps.of(file);
+    assertThat(profile.clientSamples()).as("the client thread was sampled, and left out").isPositive();
+    assertThat(profile.gstoreMethods()).as("the signing thread's samples, by G-Store method").isNotEmpty()
+        .allSatisfy((method, count) -> assertThat(method).startsWith("common."));
+    assertThat(profile.gstoreMethods().keySet()).anyMatch(m -> m.startsWith("common.wire.OwnerToken."));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    profile.print(new PrintStream(out, true, StandardCharsets.UTF_8), 5);
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("innermost G-Store method", "common.");
+  }
+}

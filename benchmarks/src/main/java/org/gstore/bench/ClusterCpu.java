@@ -9,7 +9,7 @@ import java.util.Collection;
  * threads) is not the cluster's.
  */
 interface ClusterCpu {
-  /** The cluster's CPU so far, less that of {@code clients} (threads of this JVM), and its JIT's compile time. */
+  /** The cluster's CPU so far, less that of {@code clients} (threads of this JVM), and its JIT's time so far. */
   Sample sample(Collection<Thread> clients) throws IOException;
 
   /** What is measured, for the report ({@code "this JVM less its JIT and clients"}, ...). */
@@ -17,11 +17,12 @@ interface ClusterCpu {
 
   /**
    * @param cpuNanos CPU time spent by the cluster's processes (or, embedded, this JVM less the JIT and clients)
-   * @param compileMillis total time the cluster's JIT compilers have compiled, as the JVMs report it
+   * @param jitMillis time the cluster's JIT compilers spent: their threads' CPU where it can be read (the embedded
+   *     cluster on Linux), else the JVMs' total compilation time (which also counts a compile's waits for a core)
    */
-  record Sample(long cpuNanos, long compileMillis) {
+  record Sample(long cpuNanos, long jitMillis) {
     Sample minus(Sample earlier) {
-      return new Sample(cpuNanos - earlier.cpuNanos, compileMillis - earlier.compileMillis);
+      return new Sample(cpuNanos - earlier.cpuNanos, jitMillis - earlier.jitMillis);
     }
   }
 }

@@ -36,7 +36,9 @@ final class EmbeddedCpu implements ClusterCpu {
       long nanos = threads.getThreadCpuTime(t.getId());
       clientNanos += Math.max(0, nanos);
     }
-    return new Sample(os.getProcessCpuTime() - jitNanos() - clientNanos, compiler.getTotalCompilationTime());
+    long jitNanos = jitNanos();
+    return new Sample(os.getProcessCpuTime() - Math.max(0, jitNanos) - clientNanos,
+        jitNanos >= 0 ? jitNanos / 1_000_000 : compiler.getTotalCompilationTime());
   }
 
   @Override
@@ -46,13 +48,13 @@ final class EmbeddedCpu implements ClusterCpu {
   }
 
   /**
-   * CPU of the JIT compiler threads ({@code C1 CompilerThre}, {@code C2 CompilerThre} in Linux). The JVM starts and
+   * CPU of the JIT compiler threads (-1 off Linux) ({@code C1 CompilerThre}, {@code C2 CompilerThre} in Linux). The JVM starts and
    * ends compiler threads as the work queue grows and shrinks: an ended one counts with what it had spent when last
    * seen, not dropping out of the sum (which would charge its CPU to the cluster).
    */
   private synchronized long jitNanos() throws IOException {
     if (!Files.isDirectory(TASKS)) {
-      return 0;
+      return -1;
     }
     try (Stream<Path> tasks = Files.list(TASKS)) {
       for (Path task : (Iterable<Path>) tasks::iterator) {

@@ -38,8 +38,8 @@ public final class Reports {
     StringBuilder json = new StringBuilder("{\n");
     Warmup.Outcome warmup = run.warmup();
     json.append(String.format(Locale.ROOT, "  \"warmup\": {\"rounds\": %d, \"seconds\": %.1f, \"settled\": %b,"
-        + " \"last_round_compile_share\": %s, \"compile_seconds\": %.1f},%n", warmup.rounds(), warmup.millis() / 1e3,
-        warmup.settled(), number(warmup.lastShare()), warmup.compileMillis() / 1e3));
+        + " \"last_round_jit_share\": %s, \"jit_seconds\": %.1f},%n", warmup.rounds(), warmup.millis() / 1e3,
+        warmup.settled(), number(warmup.lastShare()), warmup.jitMillis() / 1e3));
     json.append("  \"cpu_measure\": \"").append(run.cpuMeasure().replace("\"", "'")).append("\",\n");
     json.append("  \"points\": [\n");
     for (int i = 0; i < results.size(); i++) {

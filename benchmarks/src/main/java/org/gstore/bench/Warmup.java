@@ -6,14 +6,15 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Warms the cluster up until its JIT has settled: rounds of every workload on every system, untimed, until the
- * compiling a round caused is at most {@link #SETTLED_SHARE} of its length, or the cap is reached. A point measured
+ * Warms the cluster up until its JIT has settled: rounds of every workload on every system, untimed, until the JIT's
+ * time during a round ({@link ClusterCpu.Sample#jitMillis}) is at most {@link #SETTLED_SHARE} of the round's
+ * length, or the cap is reached. A point measured
  * while the JIT still compiles the servers' code mixes G-Store's cost with the compiler's (measured on 2026-11-27:
  * the compiler threads still took 0.24 cores two and a half minutes into a run), and the systems measured first
  * pay more of it than those measured later.
  */
 final class Warmup {
-  /** A round whose compile time is at most this share of its length leaves the JIT settled. */
+  /** A round whose JIT time is at most this share of its length leaves the JIT settled. */
   static final double SETTLED_SHARE = 0.02;
 
   /** One warm-up round: every workload on every system once. */
@@ -24,17 +25,17 @@ final class Warmup {
   /**
    * What the warm-up did.
    *
-   * @param lastShare the compile time of the last round, as a share of its length
-   * @param compileMillis the cluster's JIT compile time when it ended, since its JVMs started
+   * @param lastShare the JIT's time during the last round, as a share of its length
+   * @param jitMillis the cluster's JIT time when it ended, since its JVMs started
    */
-  record Outcome(int rounds, long millis, double lastShare, long compileMillis, boolean settled) {
+  record Outcome(int rounds, long millis, double lastShare, long jitMillis, boolean settled) {
     String describe() {
       if (rounds == 0) {
         return "no warm-up";
       }
-      return String.format(Locale.ROOT, "warm-up: %d rounds, %d s; the JIT %s (it compiled %.1f%% of the last"
-          + " round's time; %.0f s of compiling in all)", rounds, millis / 1000,
-          settled ? "settled" : "had NOT settled when the cap stopped it", 100 * lastShare, compileMillis / 1e3);
+      return String.format(Locale.ROOT, "warm-up: %d rounds, %d s; the JIT %s (it took %.1f%% of the last"
+          + " round's time; %.0f s in all)", rounds, millis / 1000,
+          settled ? "settled" : "had NOT settled when the cap stopped it", 100 * lastShare, jitMillis / 1e3);
     }
   }
 
@@ -59,14 +60,14 @@ final class Warmup {
       round.run();
       rounds++;
       ClusterCpu.Sample now = sample();
-      share = now.minus(last).compileMillis() / Math.max(1.0, elapsedMillis(roundStart));
+      share = now.minus(last).jitMillis() / Math.max(1.0, elapsedMillis(roundStart));
       last = now;
-      out.printf(Locale.ROOT, "  warm-up round %d: the JIT compiled %.1f%% of it%n", rounds, 100 * share);
+      out.printf(Locale.ROOT, "  warm-up round %d: the JIT took %.1f%% of it%n", rounds, 100 * share);
       if (share <= SETTLED_SHARE) {
         break;
       }
     }
-    return new Outcome(rounds, elapsedMillis(start), share, last.compileMillis(),
+    return new Outcome(rounds, elapsedMillis(start), share, last.jitMillis(),
         rounds > 0 && share <= SETTLED_SHARE);
   }
 

@@ -71,9 +71,16 @@ public final class ProfileSteps {
     return null;
   }
 
-  /** A thread's name without its numbers and ports: {@code RpcServer.default.FPBQ.Fifo.handler=}, ... */
+  /**
+   * A thread's name up to its first number, which stands for the rest: {@code RpcServer.default.FPBQ.Fifo.handler=#},
+   * {@code IPC Server handler #} (the NameNode's), {@code AsyncFSWAL-#}...
+   */
   private static String threadKind(String thread) {
-    return thread.replaceAll("[0-9]+", "#").replaceAll("(#[.,:-]?)+", "#");
+    int digit = 0;
+    while (digit < thread.length() && !Character.isDigit(thread.charAt(digit))) {
+      digit++;
+    }
+    return digit == thread.length() ? thread : thread.substring(0, digit) + "#";
   }
 
   /** Samples charged to each G-Store method ({@code package.Class.method}, less {@code org.gstore.}). */

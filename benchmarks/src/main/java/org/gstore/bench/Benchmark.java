@@ -49,11 +49,13 @@ public final class Benchmark {
    * @param warmupRoundMillis how long each workload runs on each system, untimed, in each warm-up round
    * @param warmupCapMillis the longest the warm-up goes on while the JIT has not settled (0: no warm-up)
    * @param repeat how many interleaved rounds each point runs
+   * @param profile where to write a flight recording (JFR, the {@code profile} settings) of every measured point,
+   *     after the warm-up, or null for none; it records this JVM, so it profiles the embedded cluster only
    */
   public record Settings(List<Integer> clients, List<String> workloads, int k, List<Integer> ns, long deltaMillis,
       int rows, boolean contiguous, long warmupMillis, long runMillis, int sharedGroups, int txnSize,
       boolean zipfian, List<BenchSystem> systems, OmidSettings omid, int opsKeys, long warmupRoundMillis,
-      long warmupCapMillis, int repeat) {
+      long warmupCapMillis, int repeat, Path profile) {
     public Settings {
       if (repeat < 1) {
         throw new IllegalArgumentException("a point runs at least one round, not " + repeat);
@@ -106,18 +108,8 @@ public final class Benchmark {
       warmup = new Warmup(cpu, settings.warmupRoundMillis() > 0 ? settings.warmupCapMillis() : 0, out)
           .run(() -> warmUpRound(workloads));
       out.println("  " + warmup.describe());
-      for (Workload workload : workloads) {
-        for (int c : settings.clients()) {
-          for (int round = 1; round <= settings.repeat(); round++) {
-            for (BenchSystem system : settings.systems()) {
-              if (workload.supports(system)) {
-                results.add(report(runPoint(workload, system, c, round, new Recorder(
-                    TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis()),
-                    TimeUnit.MILLISECONDS.toNanos(settings.runMillis())))));
-              }
-            }
-          }
-        }
+      try (FlightRecording recording = FlightRecording.startIfAsked(settings.profile(), out)) {
+        runPoints(workloads, results);
       }
     }
     if (omid) {
@@ -127,6 +119,23 @@ public final class Benchmark {
     out.println("CPU per operation: " + cpu.describe());
     ratios.forEach(r -> out.println("  " + r.describe()));
     return new Run(results, ratios, warmup, cpu.describe());
+  }
+
+  /** Every point, its systems interleaved round after round. */
+  private void runPoints(List<Workload> workloads, List<Recorder.Result> results) throws Exception {
+    for (Workload workload : workloads) {
+      for (int c : settings.clients()) {
+        for (int round = 1; round <= settings.repeat(); round++) {
+          for (BenchSystem system : settings.systems()) {
+            if (workload.supports(system)) {
+              results.add(report(runPoint(workload, system, c, round, new Recorder(
+                  TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis()),
+                  TimeUnit.MILLISECONDS.toNanos(settings.runMillis())))));
+            }
+          }
+        }
+      }
+    }
   }
 
   private Recorder.Result report(Recorder.Result r) {

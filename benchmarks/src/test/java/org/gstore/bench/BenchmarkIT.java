@@ -31,7 +31,7 @@ class BenchmarkIT {
       throws Exception {
     Benchmark.Settings settings = new Benchmark.Settings(List.of(1, 3),
         List.of("gaming", "group-create", "ycsb-a", "ycsb-f"), 10, List.of(5), 2, 2_000, false, 500, 2_500, 2, 3,
-        true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE, BenchSystem.OMID), OmidSettings.BEST, 1, 300, 1_000, 1);
+        true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE, BenchSystem.OMID), OmidSettings.BEST, 1, 300, 1_000, 1, null);
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     Benchmark.Run run = new Benchmark(cluster.getConnection(), settings,
         new PrintStream(log, true, StandardCharsets.UTF_8)).run();
@@ -97,7 +97,7 @@ class BenchmarkIT {
       @TempDir Path out) throws Exception {
     Benchmark.Settings settings = new Benchmark.Settings(List.of(1), List.of("gaming"), 10, List.of(3, 6), 2,
         2_000, false, 300, 1_000, 2, 3, true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE), OmidSettings.BEST, 1,
-        0, 0, 2);
+        0, 0, 2, null);
     Benchmark.Run run = new Benchmark(cluster.getConnection(), settings,
         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
 
@@ -130,16 +130,19 @@ class BenchmarkIT {
 
   @Test
   @Timeout(value = 2, unit = TimeUnit.MINUTES)
-  void aMultiKeyGameTouchesSeveralPlayersPerOperationOnEverySystem(GStoreMiniCluster cluster) throws Exception {
+  void aMultiKeyGameTouchesSeveralPlayersPerOperationOnEverySystemAndItsProfileIsRecorded(GStoreMiniCluster cluster,
+      @TempDir Path dir) throws Exception {
     Benchmark.Settings settings = new Benchmark.Settings(List.of(2), List.of("gaming"), 10, List.of(4), 2, 2_000,
         false, 300, 1_500, 2, 3, true, List.of(BenchSystem.GSTORE, BenchSystem.HBASE), OmidSettings.BEST, 4, 0, 0,
-        1);
+        1, dir.resolve("points.jfr"));
     List<Recorder.Result> results = new Benchmark(cluster.getConnection(), settings,
         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run().results();
 
     assertThat(results).extracting(Recorder.Result::workload).containsOnly("gaming-m4");
     assertThat(results).extracting(Recorder.Result::system).containsExactly("gstore", "hbase");
     assertThat(results).allSatisfy(r -> assertThat(r.ops()).isPositive());
+    assertThat(ProfileSteps.of(dir.resolve("points.jfr")).gstoreMethods()).as("the measured points' profile")
+        .isNotEmpty();
     // a bet reads four players and writes all four: scores other than 0 and the operation numbers appear
     try (Table t = cluster.getConnection().getTable(Players.TABLE);
         ResultScanner rs = t.getScanner(new Scan().addColumn(Players.CF, Players.SCORE))) {

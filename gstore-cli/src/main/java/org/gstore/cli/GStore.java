@@ -40,7 +40,7 @@ public final class GStore {
                           [--delta-ms 10] [--rows N] [--keys random|contiguous] [--distribution zipfian|uniform]
                           [--shared-groups 8] [--txn-size 4] [--seconds S] [--warmup S] [--out target/bench]
                           [--systems gstore,hbase,omid] [--ops-keys 1] [--warmup-round S] [--warmup-cap S]
-                          [--repeat R]
+                          [--repeat R] [--profile FILE.jfr]
                           [--omid wait=low-cpu|high-throughput,low-latency=yes|no,batch-ms=N,post-commit=async|sync]
              gstore scale [--conf hbase-site.xml | --set key=value,...] [--groups 10000] [--k 10] [--clients 16]
                           [--large-groups 3] [--large-k 1000] [--tombstone-wait 2m]
@@ -246,7 +246,10 @@ public final class GStore {
   private static Job bench(Map<String, String> o) {
     allow(o, "--conf", "--set", "--quick", "--clients", "--workloads", "--k", "--n", "--delta-ms", "--rows", "--keys",
         "--distribution", "--shared-groups", "--txn-size", "--seconds", "--warmup", "--out", "--systems", "--omid",
-        "--ops-keys", "--warmup-round", "--warmup-cap", "--repeat");
+        "--ops-keys", "--warmup-round", "--warmup-cap", "--repeat", "--profile");
+    if (o.containsKey("--profile") && o.containsKey("--conf")) {
+      throw fail("--profile records this JVM: it profiles the embedded cluster, not one given by --conf");
+    }
     boolean quick = o.containsKey("--quick");
     List<Integer> clients = positives(o, "--clients", quick ? "1,2,4" : "1,2,4,8,16");
     String keys = o.getOrDefault("--keys", "random");
@@ -266,7 +269,8 @@ public final class GStore {
         1_000L * positive(o, "--seconds", quick ? 6 : 60), positive(o, "--shared-groups", 8),
         positive(o, "--txn-size", 4), distribution.equals("zipfian"), systems(o), omid(o),
         positive(o, "--ops-keys", 1), 1_000L * nonNegative(o, "--warmup-round", quick ? 3 : 10),
-        1_000L * nonNegative(o, "--warmup-cap", quick ? 30 : 600), positive(o, "--repeat", quick ? 1 : 3));
+        1_000L * nonNegative(o, "--warmup-cap", quick ? 30 : 600), positive(o, "--repeat", quick ? 1 : 3),
+        o.containsKey("--profile") ? Path.of(o.get("--profile")) : null);
     Path out = Path.of(o.getOrDefault("--out", "target/bench"));
     return (connection, embedded) -> {
       Benchmark.Run run = new Benchmark(connection, settings, embedded, System.out).run();

@@ -57,13 +57,17 @@ public final class CoalescedCheck {
         return;
       }
     }
-    IOException failure = null;
+    IOException failure = new IOException("the check did not end"); // until it ends: an Error is no pass
     try {
       check.run();
+      failure = null;
     } catch (IOException e) {
       failure = e;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException e) { // NOPMD: the waiters must learn it failed, whatever it threw
       failure = new IOException("the check failed unexpectedly", e);
+    } catch (Error e) { // NOPMD: rethrown to this thread below; the waiters are failed, not let through
+      failure = new IOException("the check failed unexpectedly", e);
+      throw e;
     } finally {
       synchronized (this) {
         ended = started;

@@ -37,15 +37,20 @@ class CoalescedCheckTest {
     ExecutorService pool = Executors.newFixedThreadPool(16);
     List<Future<?>> callers = new ArrayList<>();
     AtomicInteger passedAfterFence = new AtomicInteger();
+    AtomicInteger askedAfterFence = new AtomicInteger();
     AtomicInteger calls = new AtomicInteger();
     for (int i = 0; i < 16; i++) {
       callers.add(pool.submit(() -> {
-        for (int n = 0; n < 100; n++) {
+        while (System.nanoTime() - fencedAt.get() < 300_000_000L || fencedAt.get() == Long.MAX_VALUE) {
           long asked = System.nanoTime();
+          boolean afterFence = asked > fencedAt.get();
           calls.incrementAndGet();
+          if (afterFence) {
+            askedAfterFence.incrementAndGet();
+          }
           try {
             check.check();
-            if (asked > fencedAt.get()) {
+            if (afterFence) {
               passedAfterFence.incrementAndGet();
             }
           } catch (IOException e) {
@@ -62,6 +67,7 @@ class CoalescedCheckTest {
       f.get();
     }
     pool.shutdown();
+    assertThat(askedAfterFence.get()).as("calls made after the fence went up").isGreaterThan(100);
     assertThat(passedAfterFence.get()).as("calls made after the fence went up and let through").isZero();
     assertThat(check.runs()).as("runs shared: far fewer than one per call").isLessThan(calls.get() / 2);
   }
@@ -100,6 +106,46 @@ class CoalescedCheckTest {
     }
     pool.shutdown();
     assertThat(runs.get()).as("one run for the three that waited").isEqualTo(2);
+  }
+
+  /** An Error in the run (a thread that could not be created, say) is no pass for those waiting on it. */
+  @Test
+  void anErrorInTheRunFailsEveryCallerItAnswers() throws Exception {
+    CountDownLatch firstRunStarted = new CountDownLatch(1);
+    CountDownLatch releaseFirstRun = new CountDownLatch(1);
+    AtomicInteger runs = new AtomicInteger();
+    CoalescedCheck check = new CoalescedCheck(() -> {
+      if (runs.incrementAndGet() == 1) {
+        firstRunStarted.countDown();
+        await(releaseFirstRun);
+        return;
+      }
+      throw new OutOfMemoryError("planted: unable to create native thread");
+    });
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    Future<?> first = pool.submit(() -> {
+      check.check();
+      return null;
+    });
+    assertThat(firstRunStarted.await(10, TimeUnit.SECONDS)).isTrue();
+    List<Future<?>> later = new ArrayList<>();
+    for (int i = 0; i < 2; i++) { // both asked during run 1: run 2, which throws, answers them
+      later.add(pool.submit(() -> {
+        check.check();
+        return null;
+      }));
+    }
+    Thread.sleep(100);
+    releaseFirstRun.countDown();
+    first.get();
+    for (Future<?> f : later) {
+      assertThatThrownBy(f::get).as("the runner gets the Error, the other an IOException caused by it")
+          .hasRootCauseInstanceOf(OutOfMemoryError.class);
+    }
+    pool.shutdown();
+    assertThat(runs.get()).isEqualTo(2);
+    assertThatThrownBy(check::check).as("not wedged: the next caller runs it again")
+        .isInstanceOf(OutOfMemoryError.class);
   }
 
   private static void sleepQuietly(long millis) {

@@ -7,7 +7,6 @@ import java.util.function.Consumer;
 import java.util.function.IntToLongFunction;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.gstore.coprocessor.concurrent.CoalescedCheck;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.recovery.WalPosition;
 import org.gstore.recovery.hbase.WalFiles;
@@ -22,7 +21,6 @@ public final class SharedWal implements CommitLog, Closeable {
   private final Path root;
   private final WalStream[] streams;
   private final Consumer<WalStoppedException> onStopped;
-  private final CoalescedCheck fenceCheck = new CoalescedCheck(this::lookUpRoot);
 
   /**
    * @param failureStopMillis how long a stream may keep failing before it gives up ({@link WalStream})
@@ -93,18 +91,10 @@ public final class SharedWal implements CommitLog, Closeable {
    * nothing out. One NameNode call, no DataNode: the rename and this lookup are ordered by the NameNode (an HA
    * deployment with observer reads must send it to the active NameNode, as HDFS does unless told otherwise).
    *
-   * <p>Callers that ask at once share one lookup ({@link CoalescedCheck}): each gets the answer of a lookup made
-   * after it asked, as if it had made its own. Every protocol step, lease renewal and release asks; one lookup per
-   * step cost the cluster about an eighth of its CPU in a group's lifecycle (the lookup and the NameNode serving it).
-   *
    * @throws WalFencedException if the log was fenced
    * @throws IOException if HDFS could not answer (not known either way)
    */
   public void checkNotFenced() throws IOException {
-    fenceCheck.check();
-  }
-
-  private void lookUpRoot() throws IOException {
     if (!fs.exists(root)) {
       throw new WalFencedException("the G-Store WAL " + root + " was fenced by a recovery: this server is dead to"
           + " HBase");

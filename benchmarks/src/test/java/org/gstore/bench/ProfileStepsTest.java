@@ -25,11 +25,11 @@ class ProfileStepsTest {
     AtomicBoolean stop = new AtomicBoolean();
     OwnerToken tokens = new OwnerToken(new byte[32]);
     GroupRef group = new GroupRef(new GroupId("g", Key.of("t", "leader")), new Uid(new NodeId("n"), 1));
-    Thread server = new Thread(() -> {
-      long i = 0;
-      while (!stop.get()) {
-        tokens.sign(group, Key.of("t", "row" + i++));
+    Thread server = new Thread(() -> { // a bounded amount of work, long enough for many 10 ms samples
+      for (long i = 0; i < 300_000; i++) {
+        tokens.sign(group, Key.of("t", "row" + i));
       }
+      stop.set(true);
     }, "server-work");
     Thread client = new Thread(() -> {
       long x = 0;
@@ -42,8 +42,6 @@ class ProfileStepsTest {
       recording.start();
       server.start();
       client.start();
-      Thread.sleep(1_500);
-      stop.set(true);
       server.join();
       client.join();
       recording.stop();

@@ -94,7 +94,7 @@ public final class GStore {
         return CheckHistoryCommand.run(java.util.Arrays.copyOfRange(argv, 1, argv.length), System.out, System.err);
       }
       if (argv[0].equals("profile")) {
-        return profile(argv);
+        return ProfileCommand.run(argv);
       }
       if (argv[0].equals("groups")) {
         return groups(argv) ? 0 : 1;
@@ -173,24 +173,6 @@ public final class GStore {
         return false;
       }
     };
-  }
-
-  /** {@code gstore profile FILE.jfr [--top N]}: where a flight recording's CPU went, in G-Store's terms. */
-  private static int profile(String[] argv) throws java.io.IOException {
-    if (argv.length < 2 || argv[1].startsWith("--")) {
-      throw fail("usage: gstore profile FILE.jfr [--top 25]");
-    }
-    String[] flags = new String[argv.length - 1];
-    flags[0] = "profile";
-    System.arraycopy(argv, 2, flags, 1, flags.length - 1);
-    Map<String, String> o = options(flags);
-    allow(o, "--top");
-    Path file = Path.of(argv[1]);
-    if (!java.nio.file.Files.isRegularFile(file)) {
-      throw fail("no such file: " + file);
-    }
-    org.gstore.bench.ProfileSteps.of(file).print(System.out, positive(o, "--top", 25));
-    return 0;
   }
 
   /** {@code gstore groups list|show ID|delete ID --conf F}: against a running cluster only. */

@@ -2,7 +2,6 @@ package org.gstore.recovery;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -41,8 +40,6 @@ public final class ShipmentLedger {
   private static final Logger LOG = LoggerFactory.getLogger(ShipmentLedger.class);
   /** How often quarantined commits are shipped again, unless set ({@code gstore.shipper.quarantine.retry.ms}). */
   public static final long DEFAULT_QUARANTINE_RETRY_MILLIS = 60_000;
-  private static final Comparator<Shipment> IN_COMMIT_ORDER =
-      Comparator.comparingLong(Shipment::commitTs).thenComparing(Shipment::txnId);
 
   private final boolean persistedWhenShipped;
   private final Consumer<Shipment> shipAgain;
@@ -59,7 +56,7 @@ public final class ShipmentLedger {
    * Commits sent back to be shipped again (a distrusted acknowledgement, a death, out of quarantine) and not landed
    * since: a later commit of their group is not numbered before them ({@link #shipped}).
    */
-  private final Map<GroupRef, TreeSet<Shipment>> sentBack = new HashMap<>();
+  private final SentBack sentBack = new SentBack();
   /** Commits HBase refused for good, and those held behind them: still held, the WAL keeps them. */
   private final Quarantine quarantine = new Quarantine();
   /** Bumped when acknowledgements of batches sent earlier can no longer be trusted (see {@link #distrust}). */
@@ -158,18 +155,18 @@ public final class ShipmentLedger {
       return;
     }
     List<Shipment> inCommitOrder = new ArrayList<>(batch);
-    inCommitOrder.sort(IN_COMMIT_ORDER);
+    inCommitOrder.sort(SentBack.IN_COMMIT_ORDER);
     for (Shipment s : inCommitOrder) {
       if (!queued.contains(s)) {
         continue; // a second copy of a commit numbered already (or quarantined since it was sent)
       }
-      if (behindSentBack(s)) {
+      if (sentBack.holdsEarlierThan(s)) { // it landed before an earlier commit of its group sent back
         sendBack(s);
         continue;
       }
       long number = nextShipment++;
       queued.remove(s);
-      forgetSentBack(s);
+      sentBack.remove(s);
       quarantine.landed(s);
       if (persistedWhenShipped) {
         release(s);
@@ -184,31 +181,13 @@ public final class ShipmentLedger {
   /** Ships {@code s} again, if it still waits to be: it is not numbered before it lands again. */
   private void sendBack(Shipment s) {
     if (queued.contains(s)) {
-      rememberSentBack(s);
+      sentBack.add(s);
       shipAgain.accept(s);
       shippedAgain++;
     }
   }
 
-  /**
-   * Whether an earlier commit of {@code s}'s group was sent back and has not landed since. {@link #shipped} asks in
-   * commit order, so the earlier commits of its batch have landed (and left {@link #sentBack}) by then.
-   */
-  private boolean behindSentBack(Shipment s) {
-    TreeSet<Shipment> ofGroup = sentBack.get(s.group());
-    return ofGroup != null && ofGroup.first().commitTs() < s.commitTs();
-  }
 
-  private void rememberSentBack(Shipment s) {
-    sentBack.computeIfAbsent(s.group(), g -> new TreeSet<>(IN_COMMIT_ORDER)).add(s);
-  }
-
-  private void forgetSentBack(Shipment s) {
-    TreeSet<Shipment> ofGroup = sentBack.get(s.group());
-    if (ofGroup != null && ofGroup.remove(s) && ofGroup.isEmpty()) {
-      sentBack.remove(s.group());
-    }
-  }
 
   /** How often quarantined commits are shipped again ({@link #retryQuarantined}). */
   public synchronized long quarantineRetryMillis() {
@@ -227,7 +206,7 @@ public final class ShipmentLedger {
         + " commits\"", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq(), because,
         quarantine.retryMillis() / 1000);
     quarantine.refused(s, because);
-    forgetSentBack(s);
+    sentBack.remove(s);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
     notifyAll();
   }
@@ -251,7 +230,7 @@ public final class ShipmentLedger {
       LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
           s.group().id(), s.commitTs(), blocker.commitTs());
     }
-    forgetSentBack(s);
+    sentBack.remove(s);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
     notifyAll();
     return true;
@@ -299,7 +278,7 @@ public final class ShipmentLedger {
     for (Shipment s : again) {
       unpersisted.remove(s);
       queued.add(s);
-      rememberSentBack(s);
+      sentBack.add(s);
       shipAgain.accept(s);
     }
     shippedAgain += again.size();
@@ -315,7 +294,7 @@ public final class ShipmentLedger {
     List<Shipment> again = quarantine.dueForRetry(now); // in commit order: see quarantineBehindEarlier
     for (Shipment s : again) {
       queued.add(s);
-      rememberSentBack(s);
+      sentBack.add(s);
       shipAgain.accept(s);
     }
     return again.size();

@@ -78,6 +78,7 @@ public final class GStoreClient implements Closeable {
   });
 
   private GStoreClient(Connection connection, boolean ownsConnection) {
+    HBaseClientCheck.requireUsableClient();
     this.connection = connection;
     this.ownsConnection = ownsConnection;
     this.settings = ClientSettings.from(connection.getConfiguration());
@@ -86,6 +87,7 @@ public final class GStoreClient implements Closeable {
 
   /** A client with its own HBase connection, made from {@code conf} and closed with the client. */
   public static GStoreClient create(Configuration conf) throws IOException {
+    HBaseClientCheck.requireUsableClient(); // before a connection is opened that a refusal would leak
     return new GStoreClient(ConnectionFactory.createConnection(conf), true);
   }
 

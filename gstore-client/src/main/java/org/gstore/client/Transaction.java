@@ -111,17 +111,23 @@ public final class Transaction implements AutoCloseable {
 
   /** Buffers puts on member rows, all or none, sent with the other writes at {@link #commit()}. */
   public void put(TableName table, List<Put> puts) throws IOException {
-    for (Put put : puts) {
-      member(table, put.getRow()); // all or none: a non-member row leaves nothing buffered
+    for (Put put : puts) { // all or none: a non-member row or a refused option leaves nothing buffered
+      member(table, put.getRow());
+      requireSupported(put);
     }
     for (Put put : puts) {
       put(table, put);
     }
   }
 
-  /** Buffers a put on a member row; sent with the other writes at {@link #commit()}. */
+  /**
+   * Buffers a put on a member row; sent with the other writes at {@link #commit()}. Every cell takes the commit's
+   * timestamp ({@link #commitTimestamp()}): a put with its own timestamp, or with a TTL, is refused with
+   * {@link IllegalArgumentException} rather than written differently from what it asks.
+   */
   public void put(TableName table, Put put) throws IOException {
     requireOpen();
+    requireSupported(put);
     RowWrites w = writes.computeIfAbsent(member(table, put.getRow()), r -> new RowWrites());
     for (List<Cell> cells : put.getFamilyCellMap().values()) {
       for (Cell c : cells) {
@@ -291,6 +297,20 @@ public final class Transaction implements AutoCloseable {
     if (refused != null) {
       throw new IllegalArgumentException("a G-Store transaction reads the newest committed version of whole rows,"
           + " families or columns; it does not support " + refused + " on a Get");
+    }
+  }
+
+  /** Refuses a put that asks for what a commit does not do: its own timestamp, or a TTL. */
+  private static void requireSupported(Put put) {
+    boolean ownTimestamp = put.getTimestamp() != HConstants.LATEST_TIMESTAMP
+        || put.getFamilyCellMap().values().stream().flatMap(List::stream)
+            .anyMatch(c -> c.getTimestamp() != HConstants.LATEST_TIMESTAMP);
+    String refused = ownTimestamp ? "a timestamp of its own (new Put(row, ts), addColumn(f, q, ts, v))"
+        : put.getTTL() != Long.MAX_VALUE ? "a TTL (setTTL)"
+        : null;
+    if (refused != null) {
+      throw new IllegalArgumentException("a G-Store transaction writes every cell at its commit timestamp; it does"
+          + " not support " + refused + " on a Put");
     }
   }
 

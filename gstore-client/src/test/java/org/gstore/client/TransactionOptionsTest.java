@@ -1,13 +1,16 @@
 package org.gstore.client;
 
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.filter.PrefixFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
@@ -47,6 +50,24 @@ class TransactionOptionsTest {
     refusedGet(g -> g.setMaxResultsPerColumnFamily(1), "per-family limit");
     refusedGet(g -> g.setRowOffsetPerColumnFamily(1), "per-family offset");
     refusedGet(g -> g.setCheckExistenceOnly(true), "existence check");
+  }
+
+  @Test
+  void aPutWithItsOwnTimestampOrATtlIsRefusedAndNothingOfItsBatchIsBuffered() {
+    try (Transaction txn = group.begin()) {
+      assertThatThrownBy(() -> txn.put(T, new Put(ROW, 5).addColumn(CF, Q, Bytes.toBytes(1L))))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timestamp of its own");
+      assertThatThrownBy(() -> txn.put(T, new Put(ROW).addColumn(CF, Q, 5, Bytes.toBytes(1L))))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timestamp of its own");
+      Put withTtl = new Put(ROW).addColumn(CF, Q, Bytes.toBytes(1L));
+      withTtl.setTTL(1000);
+      assertThatThrownBy(() -> txn.put(T, withTtl))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TTL");
+      Put plain = new Put(ROW).addColumn(CF, Q, Bytes.toBytes(2L));
+      assertThatThrownBy(() -> txn.put(T, List.of(plain, withTtl))).isInstanceOf(IllegalArgumentException.class);
+      // nothing buffered: the commit has no writes, so it commits read-only without calling the (absent) leader
+      assertThatCode(txn::commit).as("a refused batch buffers none of its puts").doesNotThrowAnyException();
+    }
   }
 
   @Test

@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.gstore.common.protocol.GroupRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The commits HBase refused for good, and those held behind them: the {@link ShipmentLedger}'s quarantine, kept
@@ -18,6 +20,7 @@ import org.gstore.common.protocol.GroupRef;
  * it is also held by the ledger (its group's count and the WAL keep it).
  */
 final class Quarantine {
+  private static final Logger LOG = LoggerFactory.getLogger(ShipmentLedger.class); // its operators know the ledger
   /** Commits HBase refused for good (or held behind one), oldest first: shipped again now and then. */
   private final LinkedHashSet<Shipment> quarantined = new LinkedHashSet<>();
   /**
@@ -54,6 +57,11 @@ final class Quarantine {
 
   /** HBase refused {@code s} for good, saying {@code because}. */
   void refused(Shipment s, String because) {
+    LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
+        + " refuses its writes for good ({}). It stays in the WAL and is shipped again every {} s; the group takes no"
+        + " commit, release or region move until it lands. Fix the cause, see docs/operations.md, \"Quarantined"
+        + " commits\"", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq(), because,
+        retryMillis / 1000);
     quarantined.add(s);
     refusedBecause.put(s, because);
     heldUnsent.remove(s); // sent: its outcome row went first
@@ -70,19 +78,16 @@ final class Quarantine {
     if (blocker == null) {
       return null;
     }
-    if (!refusedBecause.containsKey(s)) { // held for the first time: never sent
-      heldUnsent.add(s);
+    if (!refusedBecause.containsKey(s)) { // held for the first time (logged once, not at every retry round)
+      heldUnsent.add(s); // never sent
+      LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
+          s.group().id(), s.commitTs(), blocker.commitTs());
     }
     quarantined.add(s);
     refusedBecause.put(s, "behind its group's quarantined commit " + blocker.commitTs() + ": "
         + refusedBecause.getOrDefault(blocker, "shipped again"));
     retrying.remove(s);
     return blocker;
-  }
-
-  /** Whether {@code s} was already held (behind an earlier commit) or refused: its holding is logged once. */
-  boolean alreadyKnown(Shipment s) {
-    return refusedBecause.containsKey(s);
   }
 
   /** The earlier commit of {@code s}'s group that HBase does not have and that does not land with it, or null. */

@@ -8,11 +8,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.gstore.common.protocol.GroupRef;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What a leader's shipper holds, and why: the bookkeeping of shipping committed transactions from the WAL into
@@ -37,7 +34,6 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe; every change wakes threads waiting on this object's monitor (a drain waits so).
  */
 public final class ShipmentLedger {
-  private static final Logger LOG = LoggerFactory.getLogger(ShipmentLedger.class);
   /** How often quarantined commits are shipped again, unless set ({@code gstore.shipper.quarantine.retry.ms}). */
   public static final long DEFAULT_QUARANTINE_RETRY_MILLIS = 60_000;
 
@@ -48,10 +44,8 @@ public final class ShipmentLedger {
   /** ASYNC_WAL: shipped commits not yet known persisted, with the number of their latest shipment. */
   private final LinkedHashMap<Shipment, Long> unpersisted = new LinkedHashMap<>();
   private final Map<GroupRef, Integer> heldPerGroup = new HashMap<>();
-  /** Per WAL stream: the records the shipper has been handed. */
-  private final Watermark[] handedOver;
-  /** Per WAL stream: records held (queued, unpersisted or quarantined): the WAL keeps them. */
-  private final List<TreeSet<Long>> heldSeqs = new ArrayList<>();
+  /** What each WAL stream keeps: records not yet handed over, and those held (queued, unpersisted, quarantined). */
+  private final WalHolds wal;
   /**
    * Commits sent back to be shipped again (a distrusted acknowledgement, a death, out of quarantine) and not landed
    * since: a later commit of their group is not numbered before them ({@link #shipped}).
@@ -75,19 +69,13 @@ public final class ShipmentLedger {
   public ShipmentLedger(boolean persistedWhenShipped, int streams, Consumer<Shipment> shipAgain) {
     this.persistedWhenShipped = persistedWhenShipped;
     this.shipAgain = shipAgain;
-    this.handedOver = new Watermark[streams];
-    for (int i = 0; i < streams; i++) {
-      handedOver[i] = new Watermark();
-      heldSeqs.add(new TreeSet<>());
-    }
+    this.wal = new WalHolds(streams);
   }
 
   /** A commit durable in the WAL at {@code s.position()} is to be shipped: it is held until persisted. */
   public synchronized void handOver(Shipment s) {
     heldPerGroup.merge(s.group(), 1, Integer::sum);
-    int stream = s.position().stream();
-    heldSeqs.get(stream).add(s.position().seq());
-    handedOver[stream].mark(s.position().seq());
+    wal.hold(s.position());
     queued.add(s);
   }
 
@@ -96,7 +84,7 @@ public final class ShipmentLedger {
    * keep it for the shipper, and the records after it must not wait for it.
    */
   public synchronized void logged(WalPosition position) {
-    handedOver[position.stream()].mark(position.seq());
+    wal.seen(position);
   }
 
   /**
@@ -104,8 +92,7 @@ public final class ShipmentLedger {
    * checkpointed) is durable at {@code position}.
    */
   public synchronized void hold(WalPosition position) {
-    heldSeqs.get(position.stream()).add(position.seq());
-    handedOver[position.stream()].mark(position.seq());
+    wal.hold(position);
   }
 
   /**
@@ -113,14 +100,12 @@ public final class ShipmentLedger {
    * of them stay in the WAL for its sake.
    */
   public synchronized boolean pinsRecordsAfter(WalPosition position) {
-    TreeSet<Long> held = heldSeqs.get(position.stream());
-    return !held.isEmpty() && held.first() == position.seq()
-        && handedOver[position.stream()].through() > position.seq();
+    return wal.pinsRecordsAfter(position);
   }
 
   /** The record {@link #hold held} at {@code position} need not stay in the WAL any more. */
   public synchronized void release(WalPosition position) {
-    heldSeqs.get(position.stream()).remove(position.seq());
+    wal.release(position);
   }
 
   /** The epoch to pass to {@link #shipped} for a batch about to be sent. */
@@ -187,8 +172,6 @@ public final class ShipmentLedger {
     }
   }
 
-
-
   /** How often quarantined commits are shipped again ({@link #retryQuarantined}). */
   public synchronized long quarantineRetryMillis() {
     return quarantine.retryMillis();
@@ -200,11 +183,6 @@ public final class ShipmentLedger {
 
   /** HBase refused {@code s} for good, saying {@code because}: quarantine it (see the class comment). */
   public synchronized void refused(Shipment s, String because) {
-    LOG.error("G-Store QUARANTINED a commit of group {} (commit timestamp {}, WAL stream {} record {}): HBase"
-        + " refuses its writes for good ({}). It stays in the WAL and is shipped again every {} s; the group takes no"
-        + " commit, release or region move until it lands. Fix the cause, see docs/operations.md, \"Quarantined"
-        + " commits\"", s.group().id(), s.commitTs(), s.position().stream(), s.position().seq(), because,
-        quarantine.retryMillis() / 1000);
     quarantine.refused(s, because);
     sentBack.remove(s);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
@@ -221,14 +199,8 @@ public final class ShipmentLedger {
    * meanwhile.
    */
   public synchronized boolean quarantineBehindEarlier(Shipment s, Collection<Shipment> landingWith) {
-    boolean heldBefore = quarantine.alreadyKnown(s);
-    Shipment blocker = quarantine.holdBehindEarlier(s, landingWith);
-    if (blocker == null) {
+    if (quarantine.holdBehindEarlier(s, landingWith) == null) {
       return false;
-    }
-    if (!heldBefore) { // once per commit, not at every retry round
-      LOG.warn("G-Store holds a commit of group {} (commit timestamp {}) behind its quarantined commit {}",
-          s.group().id(), s.commitTs(), blocker.commitTs());
     }
     sentBack.remove(s);
     queued.remove(s); // still held: heldPerGroup and the WAL keep it
@@ -321,9 +293,7 @@ public final class ShipmentLedger {
    * by the shipper and is neither waiting to ship, nor unpersisted, nor quarantined.
    */
   public synchronized long walNeededAbove(int stream) {
-    TreeSet<Long> held = heldSeqs.get(stream);
-    long seen = handedOver[stream].through();
-    return held.isEmpty() ? seen : Math.min(seen, held.first() - 1);
+    return wal.neededAbove(stream);
   }
 
   /** Commits handed over and not yet persisted in HBase, quarantined ones included. */
@@ -379,12 +349,7 @@ public final class ShipmentLedger {
     return quarantine.count();
   }
 
-  /** Whether a commit of {@code group} is quarantined now (HBase does not have it). */
-  public synchronized boolean hasQuarantined(GroupRef group) {
-    return quarantineCause(group).isPresent();
-  }
-
-  /** Why HBase refused a quarantined commit of {@code group}, if it has one now. */
+  /** Why HBase refused a quarantined commit of {@code group}, if it has one now (HBase does not have it). */
   public synchronized Optional<String> quarantineCause(GroupRef group) {
     return quarantine.cause(group);
   }
@@ -427,6 +392,6 @@ public final class ShipmentLedger {
 
   private void release(Shipment s) {
     heldPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1);
-    heldSeqs.get(s.position().stream()).remove(s.position().seq());
+    wal.release(s.position());
   }
 }

@@ -32,7 +32,7 @@ class ShipmentLedgerTest {
     assertThat(shippedAgain).containsExactly(refused);
     assertThat(ledger.quarantinedCount()).as("HBase still lacks it: the alert stays COMMIT_QUARANTINED")
         .isEqualTo(1);
-    assertThat(ledger.hasQuarantined(GROUP)).isTrue();
+    assertThat(ledger.quarantineCause(GROUP)).isPresent();
     assertThat(ledger.lagMillis(120_000)).as("not a SHIPPING_BLOCKED lag, although it is queued and old")
         .isZero();
 
@@ -45,7 +45,7 @@ class ShipmentLedgerTest {
     assertThat(ledger.retryQuarantined(120_000)).isEqualTo(1);
     ledger.shipped(List.of(refused, fresh), ledger.epoch()); // its cause fixed: it landed
     assertThat(ledger.quarantinedCount()).isZero();
-    assertThat(ledger.hasQuarantined(GROUP)).isFalse();
+    assertThat(ledger.quarantineCause(GROUP)).isEmpty();
     assertThat(ledger.pendingCount(GROUP)).isZero();
     assertThat(ledger.lagMillis(120_000)).isZero();
   }

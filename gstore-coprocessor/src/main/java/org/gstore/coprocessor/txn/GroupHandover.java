@@ -132,7 +132,7 @@ public final class GroupHandover {
    * while a commit of the group is quarantined.
    */
   private void logPersisted(GroupCache cache) {
-    if (shipper.ledger().hasQuarantined(cache.group)) {
+    if (shipper.ledger().quarantineCause(cache.group).isPresent()) {
       return; // HBase lacks a commit of the group: a replay must still try it
     }
     byte[] mark = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))

@@ -43,10 +43,10 @@ import org.gstore.common.wire.generated.GStoreProtos.RowWriteProto;
  * or restarts meanwhile, its next read or its commit fails with {@link TransactionConflictException} (its snapshot
  * and the versions it read are gone with that cache), and {@link KeyGroup#transact} runs it again.
  *
- * <p>Use HBase's own {@link Get}, {@link Put} and {@link Delete} on member rows. Cell timestamps given in a Put are
- * ignored: every cell a transaction writes gets the transaction's commit timestamp. Options a transaction cannot
- * honour (a Get's filter, time range or versions; a Delete of one version) are refused with
- * {@link IllegalArgumentException}, never ignored (docs/client.md). Not thread-safe;
+ * <p>Use HBase's own {@link Get}, {@link Put} and {@link Delete} on member rows. Every cell a transaction writes
+ * gets the transaction's commit timestamp. Options a transaction cannot honour (a Get's filter, time range or
+ * versions; a Put's own timestamp, TTL, ACL, labels or durability; a Delete of one version or up to a timestamp)
+ * are refused with {@link IllegalArgumentException}, never ignored (docs/client.md). Not thread-safe;
  * {@link #close()} without {@link #commit()} aborts (nothing is left anywhere).
  */
 public final class Transaction implements AutoCloseable {
@@ -85,7 +85,7 @@ public final class Transaction implements AutoCloseable {
    */
   public Result[] get(TableName table, List<Get> gets) throws IOException {
     requireOpen();
-    gets.forEach(Transaction::requireSupported);
+    gets.forEach(SupportedRequests::requireSupported);
     List<RowKey> missing = new ArrayList<>();
     for (Get g : gets) {
       RowKey row = member(table, g.getRow());
@@ -113,7 +113,7 @@ public final class Transaction implements AutoCloseable {
   public void put(TableName table, List<Put> puts) throws IOException {
     for (Put put : puts) { // all or none: a non-member row or a refused option leaves nothing buffered
       member(table, put.getRow());
-      requireSupported(put);
+      SupportedRequests.requireSupported(put);
     }
     for (Put put : puts) {
       put(table, put);
@@ -127,7 +127,7 @@ public final class Transaction implements AutoCloseable {
    */
   public void put(TableName table, Put put) throws IOException {
     requireOpen();
-    requireSupported(put);
+    SupportedRequests.requireSupported(put);
     RowWrites w = writes.computeIfAbsent(member(table, put.getRow()), r -> new RowWrites());
     for (List<Cell> cells : put.getFamilyCellMap().values()) {
       for (Cell c : cells) {
@@ -144,7 +144,7 @@ public final class Transaction implements AutoCloseable {
    */
   public void delete(TableName table, Delete delete) throws IOException {
     requireOpen();
-    requireSupported(delete);
+    SupportedRequests.requireSupported(delete);
     RowKey row = member(table, delete.getRow());
     if (delete.getFamilyCellMap().isEmpty()) {
       RowWrites w = writes.computeIfAbsent(row, r -> new RowWrites());
@@ -283,51 +283,6 @@ public final class Transaction implements AutoCloseable {
   @Override
   public void close() {
     abort();
-  }
-
-  /** Refuses a Get option a transaction would otherwise ignore (see {@link #get(TableName, List)}). */
-  private static void requireSupported(Get get) {
-    String refused = get.getFilter() != null ? "a Filter"
-        : !get.getTimeRange().isAllTime() ? "a TimeRange (setTimeRange, setTimestamp)"
-        : get.getMaxVersions() > 1 ? "more than one version (readVersions)"
-        : get.getMaxResultsPerColumnFamily() >= 0 ? "a per-family limit (setMaxResultsPerColumnFamily)"
-        : get.getRowOffsetPerColumnFamily() > 0 ? "a per-family offset (setRowOffsetPerColumnFamily)"
-        : get.isCheckExistenceOnly() ? "an existence check (setCheckExistenceOnly)"
-        : null;
-    if (refused != null) {
-      throw new IllegalArgumentException("a G-Store transaction reads the newest committed version of whole rows,"
-          + " families or columns; it does not support " + refused + " on a Get");
-    }
-  }
-
-  /** Refuses a put that asks for what a commit does not do: its own timestamp, or a TTL. */
-  private static void requireSupported(Put put) {
-    boolean ownTimestamp = put.getTimestamp() != HConstants.LATEST_TIMESTAMP
-        || put.getFamilyCellMap().values().stream().flatMap(List::stream)
-            .anyMatch(c -> c.getTimestamp() != HConstants.LATEST_TIMESTAMP);
-    String refused = ownTimestamp ? "a timestamp of its own (new Put(row, ts), addColumn(f, q, ts, v))"
-        : put.getTTL() != Long.MAX_VALUE ? "a TTL (setTTL)"
-        : null;
-    if (refused != null) {
-      throw new IllegalArgumentException("a G-Store transaction writes every cell at its commit timestamp; it does"
-          + " not support " + refused + " on a Put");
-    }
-  }
-
-  /** Refuses a delete of single versions or up to a timestamp: a transaction's delete removes every version. */
-  private static void requireSupported(Delete delete) {
-    if (delete.getTimestamp() != HConstants.LATEST_TIMESTAMP) {
-      throw new IllegalArgumentException("a G-Store transaction deletes every version: a Delete up to a timestamp"
-          + " (new Delete(row, ts)) is not supported");
-    }
-    for (List<Cell> cells : delete.getFamilyCellMap().values()) {
-      for (Cell c : cells) {
-        if (c.getType() == Cell.Type.Delete || c.getType() == Cell.Type.DeleteFamilyVersion) {
-          throw new IllegalArgumentException("a G-Store transaction deletes every version: a delete of one version"
-              + " (addColumn, addFamilyVersion) is not supported; use addColumns or addFamily");
-        }
-      }
-    }
   }
 
   boolean isOpen() {

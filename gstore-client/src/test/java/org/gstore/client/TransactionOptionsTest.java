@@ -9,9 +9,12 @@ import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.filter.PrefixFilter;
+import org.apache.hadoop.hbase.security.access.Permission;
+import org.apache.hadoop.hbase.security.visibility.CellVisibility;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
@@ -71,6 +74,24 @@ class TransactionOptionsTest {
   }
 
   @Test
+  void aWriteWithAnAclLabelsOrADurabilityOfItsOwnIsRefused() {
+    Put withAcl = new Put(ROW).addColumn(CF, Q, Bytes.toBytes(1L));
+    withAcl.setACL("bob", Permission.newBuilder().withActions(Permission.Action.READ).build());
+    Put withLabels = new Put(ROW).addColumn(CF, Q, Bytes.toBytes(1L));
+    withLabels.setCellVisibility(new CellVisibility("secret"));
+    Delete skippingTheWal = new Delete(ROW);
+    skippingTheWal.setDurability(Durability.SKIP_WAL);
+    try (Transaction txn = group.begin()) {
+      assertThatThrownBy(() -> txn.put(T, withAcl)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("ACL");
+      assertThatThrownBy(() -> txn.put(T, withLabels)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("visibility labels");
+      assertThatThrownBy(() -> txn.delete(T, skippingTheWal)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("durability");
+    }
+  }
+
+  @Test
   void aDeleteOfOneVersionOrUpToATimestampIsRefused() {
     try (Transaction txn = group.begin()) {
       assertThatThrownBy(() -> txn.delete(T, new Delete(ROW).addColumn(CF, Q)))
@@ -78,6 +99,10 @@ class TransactionOptionsTest {
       assertThatThrownBy(() -> txn.delete(T, new Delete(ROW).addFamilyVersion(CF, 5)))
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one version");
       assertThatThrownBy(() -> txn.delete(T, new Delete(ROW, 5)))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("up to a timestamp");
+      assertThatThrownBy(() -> txn.delete(T, new Delete(ROW).addColumns(CF, Q, 5)))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("up to a timestamp");
+      assertThatThrownBy(() -> txn.delete(T, new Delete(ROW).addFamily(CF, 5)))
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("up to a timestamp");
     }
   }

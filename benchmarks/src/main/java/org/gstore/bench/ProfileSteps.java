@@ -3,6 +3,8 @@ package org.gstore.bench;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -28,18 +30,35 @@ public final class ProfileSteps {
   private long samples;
   private long clientSamples;
 
-  /** Reads every execution sample of {@code recording}. */
+  /**
+   * Reads the execution samples of {@code recording} taken inside a measured point's window ({@link MeasuredPoint});
+   * every sample if it has no such window (a recording made otherwise).
+   */
   public static ProfileSteps of(Path recording) throws IOException {
-    ProfileSteps profile = new ProfileSteps();
+    List<RecordedEvent> samples = new ArrayList<>();
+    List<RecordedEvent> windows = new ArrayList<>();
     try (RecordingFile file = new RecordingFile(recording)) {
       while (file.hasMoreEvents()) {
         RecordedEvent e = file.readEvent();
-        if (e.getEventType().getName().equals("jdk.ExecutionSample")) {
-          profile.add(e);
+        String type = e.getEventType().getName();
+        if (type.equals("jdk.ExecutionSample")) {
+          samples.add(e);
+        } else if (type.equals(MeasuredPoint.NAME)) {
+          windows.add(e);
         }
       }
     }
+    ProfileSteps profile = new ProfileSteps();
+    for (RecordedEvent sample : samples) {
+      if (windows.isEmpty() || windows.stream().anyMatch(w -> within(sample.getStartTime(), w))) {
+        profile.add(sample);
+      }
+    }
     return profile;
+  }
+
+  private static boolean within(Instant t, RecordedEvent window) {
+    return !t.isBefore(window.getStartTime()) && !t.isAfter(window.getEndTime());
   }
 
   private void add(RecordedEvent sample) {

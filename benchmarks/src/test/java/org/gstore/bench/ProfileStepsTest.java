@@ -19,6 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A real flight recording of a thread signing owner tokens, beside a benchmark client thread that is left out. */
 class ProfileStepsTest {
+  private static volatile long sink;
+
   @Test
   void samplesAreChargedToTheInnermostGStoreMethodAndClientsAreLeftOut(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("profile.jfr");
@@ -56,5 +58,35 @@ class ProfileStepsTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     profile.print(new PrintStream(out, true, StandardCharsets.UTF_8), 5);
     assertThat(out.toString(StandardCharsets.UTF_8)).contains("innermost G-Store method", "common.");
+  }
+
+  @Test
+  void onlySamplesInsideAMeasuredPointsWindowCount(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("windows.jfr");
+    OwnerToken tokens = new OwnerToken(new byte[32]);
+    GroupRef group = new GroupRef(new GroupId("g", Key.of("t", "leader")), new Uid(new NodeId("n"), 1));
+    Key first = Key.of("t", "a");
+    try (Recording recording = new Recording()) {
+      recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(10));
+      recording.enable(MeasuredPoint.class);
+      recording.start();
+      for (long i = 0; i < 300_000; i++) { // outside any window: a warm-up's work
+        tokens.sign(group, Key.of("t", "row" + i));
+      }
+      MeasuredPoint window = new MeasuredPoint("test point");
+      window.begin();
+      long smaller = 0;
+      for (long i = 0; i < 3_000_000; i++) { // inside: other G-Store methods
+        smaller += Key.of("t", Long.toString(i)).compareTo(first) < 0 ? 1 : 0;
+      }
+      window.commit();
+      recording.stop();
+      recording.dump(file);
+      sink = smaller; // keeps the loop's work from being optimized away
+    }
+
+    ProfileSteps profile = ProfileSteps.of(file);
+    assertThat(profile.gstoreMethods()).as("the window's samples").isNotEmpty()
+        .allSatisfy((method, count) -> assertThat(method).startsWith("common.protocol.Key."));
   }
 }

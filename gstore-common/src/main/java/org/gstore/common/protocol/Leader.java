@@ -29,6 +29,11 @@ final class Leader {
   private final ProtocolStats stats;
   private final RetryTimeout timeout;
   private final Map<GroupId, LeaderGroup> groups = new LinkedHashMap<>();
+  /**
+   * The groups not ended (being created, active, being deleted): what {@link #unendedGroups} reads, without walking
+   * the tombstones, of which a busy leader keeps thousands ({@code gstore.group.tombstone.retention.ms}).
+   */
+  private final Set<LeaderGroup> unended = new LinkedHashSet<>();
   /** Groups with a retry timer (being created or deleted): ticks look at these only, not at every group. */
   private final Set<LeaderGroup> retrying = new LinkedHashSet<>();
   /** Tombstones by expiry; an entry whose group was replaced or unloaded is skipped when it comes up. */
@@ -65,7 +70,7 @@ final class Leader {
         new GroupRecord(ref, req.mode(), GroupPhase.CREATING, req.requestId(), members, null, 0, req.leaseMillis()),
         new Retry(timeout, now));
     g.createWaiters.add(req.requestId());
-    groups.put(req.group(), g); // replaces a tombstone of an earlier group with this name, if any
+    put(g); // replaces a tombstone of an earlier group with this name, if any
     retrying.add(g);
     persist(g);
     for (Key k : members.keySet()) {
@@ -231,6 +236,7 @@ final class Leader {
       return;
     }
     g.phase = GroupPhase.ENDED;
+    unended.remove(g);
     g.endedAt = now;
     g.retry = null;
     retrying.remove(g);
@@ -296,7 +302,7 @@ final class Leader {
     boolean inProgress = record.phase() == GroupPhase.CREATING || record.phase() == GroupPhase.DELETING;
     LeaderGroup g = new LeaderGroup(record, inProgress ? Retry.immediately(timeout, now) : null);
     g.logged = record;
-    groups.put(record.id(), g);
+    put(g);
     if (inProgress) {
       retrying.add(g);
     } else if (record.phase() == GroupPhase.ENDED) {
@@ -314,10 +320,22 @@ final class Leader {
     }
     for (LeaderGroup g : leaving) {
       groups.remove(g.ref.id());
+      unended.remove(g);
       retrying.remove(g);
       String moved = "the leader key of " + g.ref.id() + " moved; retry";
       g.createWaiters.forEach(w -> fx.reply(new Reply.Create(w, Reply.Outcome.NOT_LEADER, null, moved)));
       g.deleteWaiters.forEach(w -> fx.reply(new Reply.Delete(w, Reply.Outcome.NOT_LEADER, moved)));
+    }
+  }
+
+  /** Keeps {@code g} as its name's group, in place of any earlier one. */
+  private void put(LeaderGroup g) {
+    LeaderGroup replaced = groups.put(g.ref.id(), g);
+    if (replaced != null) {
+      unended.remove(replaced);
+    }
+    if (g.phase != GroupPhase.ENDED) {
+      unended.add(g);
     }
   }
 
@@ -336,6 +354,11 @@ final class Leader {
    */
   Collection<GroupRecord> groups() {
     return groups.values().stream().map(g -> g.logged).toList();
+  }
+
+  /** As {@link #groups}, without the ended groups' tombstones: as cheap as there are groups not ended. */
+  Collection<GroupRecord> unendedGroups() {
+    return unended.stream().map(g -> g.logged).toList();
   }
 
   /** The live group this message is about, if this node leads that very incarnation and it has not ended. */
@@ -359,7 +382,7 @@ final class Leader {
           // Refusals are kept: one is logged when a D depends on it (onJoinAck).
           next = next.withJoinsForgotten();
         }
-        if (repairedByRestart(g.logged, next)) {
+        if (RestartRepair.reaches(g.logged, next)) {
           fx.persistDeferred(new StateChange.PutGroup(next));
         } else {
           fx.persist(new StateChange.PutGroup(next));
@@ -368,24 +391,5 @@ final class Leader {
       }
     }
     dirty.clear();
-  }
-
-  /**
-   * Whether a leader that lost {@code next} and restarted from {@code logged} would reach {@code next}'s outcome
-   * by itself, so that {@code next} may be deferred: what the step announces (CREATED, DELETED, a failed create)
-   * stays true. From CREATING to ACTIVE with every member joined: each member's JOINING record is durable (it is
-   * written before its JA), so the restarted leader's J gets the same JA from each, and the group becomes ACTIVE
-   * with the same members. From DELETING to ENDED: every member's release is durable (written before its DA), so
-   * the restarted leader's D gets a DA from each, and the group ends with the same failure, if any. Any other
-   * change (a group with refused members, whose refused keys may since have become free; CREATING straight to
-   * ENDED, which would come back as a create) is written before the step's effects leave.
-   */
-  private static boolean repairedByRestart(GroupRecord logged, GroupRecord next) {
-    if (logged == null || !logged.group().equals(next.group())) {
-      return false;
-    }
-    return logged.phase() == GroupPhase.CREATING && next.phase() == GroupPhase.ACTIVE
-            && next.members(MemberState.Status.JOINED).equals(next.members().keySet())
-        || logged.phase() == GroupPhase.DELETING && next.phase() == GroupPhase.ENDED;
   }
 }

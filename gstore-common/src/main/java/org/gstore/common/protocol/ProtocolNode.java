@@ -182,6 +182,11 @@ public final class ProtocolNode {
     return leader.groups();
   }
 
+  /** The records of the groups this node leads that have not ended (no tombstone), as last logged. */
+  public Collection<GroupRecord> unendedGroups() {
+    return leader.unendedGroups();
+  }
+
   /** How many groups (tombstones included) this node leads; cheap. */
   public int groupCount() {
     return leader.size();

@@ -75,6 +75,14 @@ final class Invariants {
         v.add(n + " has " + o + " in memory but durable state is " + d.owners.get(o.key()));
       }
     }
+    java.util.Set<GroupId> unended = new java.util.HashSet<>();
+    e.unendedGroups().forEach(g -> unended.add(g.id()));
+    java.util.Set<GroupId> notEnded = new java.util.HashSet<>();
+    e.groups().forEach(g -> e.group(g.id()).filter(now -> now.phase() != GroupPhase.ENDED)
+        .ifPresent(now -> notEnded.add(now.id())));
+    if (!unended.equals(notEnded)) {
+      v.add(n + " indexes " + unended + " as not ended, but its groups not ended are " + notEnded);
+    }
     long hostedGroups = d.groups.values().stream().filter(g -> cluster.hosts(n, g.group().leader())).count();
     long hostedOwners = d.owners.keySet().stream().filter(k -> cluster.hosts(n, k)).count();
     if (hostedGroups != e.groups().size() || hostedOwners != e.owners().size()) {

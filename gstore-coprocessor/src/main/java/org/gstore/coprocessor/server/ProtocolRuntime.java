@@ -143,7 +143,7 @@ final class ProtocolRuntime implements Closeable {
     CompletableFuture<Map<GroupId, GroupRecord>> result = new CompletableFuture<>();
     input(engine -> {
       Map<GroupId, GroupRecord> live = new HashMap<>();
-      for (GroupRecord g : engine.groups()) {
+      for (GroupRecord g : engine.unendedGroups()) { // not every tombstone, every second
         if (g.phase() == GroupPhase.CREATING || g.phase() == GroupPhase.ACTIVE) {
           live.put(g.id(), g);
         }

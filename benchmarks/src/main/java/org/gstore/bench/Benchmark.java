@@ -8,13 +8,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -51,8 +49,9 @@ public final class Benchmark {
    * @param warmupRoundMillis how long each workload runs on each system, untimed, in each warm-up round
    * @param warmupCapMillis the longest the warm-up goes on while the JIT has not settled (0: no warm-up)
    * @param repeat how many interleaved rounds each point runs
-   * @param profile where to write a flight recording (JFR, the {@code profile} settings) of every measured point,
-   *     after the warm-up, or null for none; it records this JVM, so it profiles the embedded cluster only
+   * @param profile where to write a flight recording (JFR execution samples, from before the warm-up, with each
+   *     measured point's window marked: {@link FlightRecording}), or null for none; it records this JVM, so it
+   *     profiles the embedded cluster only
    */
   public record Settings(List<Integer> clients, List<String> workloads, int k, List<Integer> ns, long deltaMillis,
       int rows, boolean contiguous, long warmupMillis, long runMillis, int sharedGroups, int txnSize,
@@ -225,8 +224,9 @@ public final class Benchmark {
     long start = System.nanoTime();
     double total = recorder.totalMillis();
     long cpuNanos;
-    Map<TableName, Long> stateBefore;
-    Map<TableName, Long> stateAfter;
+    boolean countStateWrites = measured && system == BenchSystem.GSTORE;
+    StateTableWrites.Sample stateBefore;
+    StateTableWrites.Sample stateAfter;
     try (ProgressBar bar = new ProgressBar(out, () -> (System.nanoTime() - start) / 1e6 / total,
         () -> String.format("%s %s, %d clients", label(system), workload.name(), clients))) {
       List<Future<?>> running = new ArrayList<>();
@@ -238,16 +238,16 @@ public final class Benchmark {
         }));
       }
       awaitUntil(recorder.measureFrom(), running);
-      stateBefore = measured ? stateTables.sample() : Map.of(); // outside the CPU sample: not the system's RPCs
-      ClusterCpu.Sample before = cpu.sample(clientThreads);
+      ClusterCpu.Sample before = cpu.sample(clientThreads); // the window exactly; the few RPCs below are in it
+      stateBefore = countStateWrites ? stateTables.sample() : StateTableWrites.Sample.NONE;
       MeasuredPoint window = new MeasuredPoint(label(system) + " " + workload.name() + " " + clients);
       window.begin();
       awaitUntil(recorder.endAt(), running);
       if (measured) {
         window.commit();
       }
+      stateAfter = countStateWrites ? stateTables.sample() : StateTableWrites.Sample.NONE;
       cpuNanos = cpu.sample(clientThreads).minus(before).cpuNanos();
-      stateAfter = measured ? stateTables.sample() : Map.of();
       for (Future<?> f : running) {
         f.get();
       }
@@ -259,7 +259,7 @@ public final class Benchmark {
     if (measured) {
       report(result);
     }
-    if (measured && system == BenchSystem.GSTORE) {
+    if (countStateWrites) {
       out.printf("%s rows written to G-Store's tables per op: %s%n", " ".repeat(29),
           StateTableWrites.perOperation(stateBefore, stateAfter, result.ops()));
     }

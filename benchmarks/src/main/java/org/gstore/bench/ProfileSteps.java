@@ -4,11 +4,11 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
@@ -27,38 +27,50 @@ public final class ProfileSteps {
 
   private final Map<String, Long> byGStoreMethod = new HashMap<>();
   private final Map<String, Long> byThreadKind = new HashMap<>();
+  private final int windows;
   private long samples;
   private long clientSamples;
 
   /**
    * Reads the execution samples of {@code recording} taken inside a measured point's window ({@link MeasuredPoint});
-   * every sample if it has no such window (a recording made otherwise).
+   * every sample if it has no such window (a recording made otherwise, or a run that failed before its first
+   * point: {@link #windows()} says which). Two passes: the windows, then the samples, streamed.
    */
   public static ProfileSteps of(Path recording) throws IOException {
-    List<RecordedEvent> samples = new ArrayList<>();
-    List<RecordedEvent> windows = new ArrayList<>();
+    TreeMap<Instant, Instant> windows = new TreeMap<>(); // start to end
     try (RecordingFile file = new RecordingFile(recording)) {
       while (file.hasMoreEvents()) {
         RecordedEvent e = file.readEvent();
-        String type = e.getEventType().getName();
-        if (type.equals("jdk.ExecutionSample")) {
-          samples.add(e);
-        } else if (type.equals(MeasuredPoint.NAME)) {
-          windows.add(e);
+        if (e.getEventType().getName().equals(MeasuredPoint.NAME)) {
+          windows.put(e.getStartTime(), e.getEndTime());
         }
       }
     }
-    ProfileSteps profile = new ProfileSteps();
-    for (RecordedEvent sample : samples) {
-      if (windows.isEmpty() || windows.stream().anyMatch(w -> within(sample.getStartTime(), w))) {
-        profile.add(sample);
+    ProfileSteps profile = new ProfileSteps(windows.size());
+    try (RecordingFile file = new RecordingFile(recording)) {
+      while (file.hasMoreEvents()) {
+        RecordedEvent e = file.readEvent();
+        if (e.getEventType().getName().equals("jdk.ExecutionSample")
+            && (windows.isEmpty() || within(e.getStartTime(), windows))) {
+          profile.add(e);
+        }
       }
     }
     return profile;
   }
 
-  private static boolean within(Instant t, RecordedEvent window) {
-    return !t.isBefore(window.getStartTime()) && !t.isAfter(window.getEndTime());
+  private static boolean within(Instant t, TreeMap<Instant, Instant> windows) {
+    Map.Entry<Instant, Instant> w = windows.floorEntry(t);
+    return w != null && !t.isAfter(w.getValue());
+  }
+
+  private ProfileSteps(int windows) {
+    this.windows = windows;
+  }
+
+  /** How many measured windows the samples were taken from (0: the whole recording was counted). */
+  public int windows() {
+    return windows;
   }
 
   private void add(RecordedEvent sample) {
@@ -115,8 +127,10 @@ public final class ProfileSteps {
   /** Prints the {@code top} heaviest G-Store methods and thread kinds, with their share of the samples. */
   public void print(PrintStream out, int top) {
     long inGStore = byGStoreMethod.values().stream().mapToLong(Long::longValue).sum();
-    out.printf(Locale.ROOT, "%d CPU samples of the cluster (%d of the benchmark's clients left out);"
-        + " %.1f%% under a G-Store method%n", samples, clientSamples, percent(inGStore));
+    out.printf(Locale.ROOT, "%d CPU samples of the cluster (%d of the benchmark's clients left out) %s;"
+        + " %.1f%% under a G-Store method%n", samples, clientSamples, windows == 0
+            ? "in the whole recording (it marks no measured point)" : "in " + windows + " measured points",
+        percent(inGStore));
     out.println("innermost G-Store method on the stack:");
     printTop(out, byGStoreMethod, top);
     out.println("no G-Store frame, by thread:");

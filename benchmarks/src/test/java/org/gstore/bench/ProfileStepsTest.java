@@ -86,6 +86,7 @@ class ProfileStepsTest {
     }
 
     ProfileSteps profile = ProfileSteps.of(file);
+    assertThat(profile.windows()).isEqualTo(1);
     assertThat(profile.gstoreMethods()).as("the window's samples").isNotEmpty()
         .allSatisfy((method, count) -> assertThat(method).startsWith("common.protocol.Key."));
   }

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * for groups led by the region's rows, and fences the region's grouped rows.
  *
  * <p>Fencing: every mutation of a row that is joining or yielded to a group is rejected with
- * {@link RowGroupedException}, unless it carries an {@link OwnerToken} of that very group (the group's own update
+ * {@link RowGroupedException}, unless it carries an {@code OwnerToken} of that very group (the group's own update
  * shipper). A token for any other group, or for a row that is free, is rejected too. All mutation paths (put,
  * delete, increment, append, check-and-mutate, mutateRow, batch) pass the same check. While a region's group state
  * is loading, writes get a retryable {@link RegionTooBusyException}. Bulk loads into a region with grouped rows

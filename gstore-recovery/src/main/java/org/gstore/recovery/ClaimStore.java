@@ -6,7 +6,7 @@ import java.util.Set;
 
 /**
  * Where the thresholds of recovery are published and read: HBase's ZooKeeper in production
- * ({@link RecoveryZnodes}), memory in tests and the recovery simulation. Servers are named as HBase names them
+ * ({@code RecoveryZnodes}), memory in tests and the recovery simulation. Servers are named as HBase names them
  * ({@code host,port,startcode}); logs as {@link LogId} names them (a server and one G-Store instance on it).
  */
 public interface ClaimStore {

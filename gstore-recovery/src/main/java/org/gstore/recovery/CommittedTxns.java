@@ -5,7 +5,7 @@ import java.util.OptionalLong;
 import org.gstore.common.protocol.GroupId;
 
 /**
- * The durable record of which transactions committed, beyond any leader's memory: {@link OutcomeTable} in
+ * The durable record of which transactions committed, beyond any leader's memory: {@code OutcomeTable} in
  * production, a map in tests.
  */
 @FunctionalInterface

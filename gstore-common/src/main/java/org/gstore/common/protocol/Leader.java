@@ -331,8 +331,9 @@ final class Leader {
   /** Keeps {@code g} as its name's group, in place of any earlier one. */
   private void put(LeaderGroup g) {
     LeaderGroup replaced = groups.put(g.ref.id(), g);
-    if (replaced != null) {
+    if (replaced != null) { // its timers and index entry go with it: only g speaks for the name now
       unended.remove(replaced);
+      retrying.remove(replaced);
     }
     if (g.phase != GroupPhase.ENDED) {
       unended.add(g);

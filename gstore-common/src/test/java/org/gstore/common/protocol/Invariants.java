@@ -75,11 +75,10 @@ final class Invariants {
         v.add(n + " has " + o + " in memory but durable state is " + d.owners.get(o.key()));
       }
     }
-    java.util.Set<GroupId> unended = new java.util.HashSet<>();
-    e.unendedGroups().forEach(g -> unended.add(g.id()));
-    java.util.Set<GroupId> notEnded = new java.util.HashSet<>();
-    e.groups().forEach(g -> e.group(g.id()).filter(now -> now.phase() != GroupPhase.ENDED)
-        .ifPresent(now -> notEnded.add(now.id())));
+    // the index of groups not ended holds exactly those, each once, as their records say (not just their names)
+    List<String> unended = e.unendedGroups().stream().map(GroupRecord::toString).sorted().toList();
+    List<String> notEnded = e.groups().stream().filter(g -> e.group(g.id()).orElseThrow().phase() != GroupPhase.ENDED)
+        .map(GroupRecord::toString).sorted().toList();
     if (!unended.equals(notEnded)) {
       v.add(n + " indexes " + unended + " as not ended, but its groups not ended are " + notEnded);
     }

@@ -29,7 +29,7 @@ import org.gstore.recovery.Shipment;
 /**
  * Writes committed transactions into HBase: each cell carries its commit's timestamp and each mutation the owning
  * group's token (to pass fencing), so writing a commit twice, or commits out of order, leaves HBase as writing
- * each once in order would. Shared by the {@link UpdateShipper} (live commits) and WAL replay after a crash.
+ * each once in order would. Shared by the {@code UpdateShipper} (live commits) and WAL replay after a crash.
  */
 public final class CommitApplier implements CommitSink {
   /** The durability of outcome rows, whatever the commits' own: see {@link #apply}. */

@@ -10,7 +10,7 @@ import org.apache.hadoop.fs.Path;
 import org.gstore.common.wal.WalFormat;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 
-/** Reads G-Store WAL files on HDFS: for replay after a crash, and for {@link WalPrinter}. */
+/** Reads G-Store WAL files on HDFS: for replay after a crash, and for {@code WalPrinter}. */
 public final class WalFiles {
   /**
    * A marker the log's directory gets when G-Store stopped with every commit it logged persisted in HBase: a

@@ -11,8 +11,9 @@ import jdk.jfr.Recording;
  * taken inside the measured points' windows ({@link MeasuredPoint}). It records execution samples only, every
  * 10 ms, and it starts before the warm-up: a recording started just before the measured points made the first
  * point 3 to 4 times as costly in CPU (group-create K=50, one client, 2026-11-27: 101 to 118 ms of CPU per
- * lifecycle, 11 to 13 a second, against 33.6 ms and 42.5 a second unrecorded), the JVM recompiling what the start of
- * the recording had invalidated, so the profile described another system than the one measured.
+ * lifecycle, 11 to 13 a second, against 33.6 ms and 42.5 a second unrecorded; most likely the JVM recompiling what
+ * starting the recording invalidated, not measured further), so the profile described another system than the
+ * one measured. Started before the warm-up, the same point cost 45 ms of CPU recorded: still a third more.
  */
 final class FlightRecording implements AutoCloseable {
   private final Recording recording;

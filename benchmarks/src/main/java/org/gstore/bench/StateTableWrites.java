@@ -10,6 +10,8 @@ import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
+import org.gstore.common.wire.StateLayout;
+import org.gstore.recovery.hbase.OutcomeTable;
 
 /**
  * Rows written to G-Store's own tables, counted by the region servers: the load a group's lifecycle and its commits
@@ -18,9 +20,8 @@ import org.apache.hadoop.hbase.client.Connection;
  * that opened during the window (a move, a split) counts from zero there.
  */
 final class StateTableWrites {
-  private static final List<TableName> TABLES = List.of(TableName.valueOf("gstore", "groups"),
-      TableName.valueOf("gstore", "owners"), TableName.valueOf("gstore", "nodes"),
-      TableName.valueOf("gstore", "outcomes"));
+  private static final List<TableName> TABLES =
+      List.of(StateLayout.GROUPS, StateLayout.OWNERS, StateLayout.NODES, OutcomeTable.NAME);
 
   /** Rows written so far per region of each table, and whether every server answered. */
   record Sample(Map<TableName, Map<String, Long>> regions, boolean complete) {

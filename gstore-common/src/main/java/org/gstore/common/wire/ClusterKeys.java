@@ -14,6 +14,8 @@ import javax.crypto.spec.SecretKeySpec;
 public final class ClusterKeys {
   /** The key that authenticates protocol datagrams. */
   public static final String DATAGRAMS = "gstore datagrams v1";
+  /** The key that encrypts protocol datagrams when they must stay private ({@link DatagramProtection#PRIVACY}). */
+  public static final String DATAGRAM_PRIVACY = "gstore datagram privacy v1";
   /** The key that signs owner tokens (the fence's proof that a write comes from the owning group). */
   public static final String OWNER_TOKENS = "gstore owner tokens v1";
   private static final byte[] SALT = "gstore cluster keys".getBytes(StandardCharsets.UTF_8);

@@ -3,16 +3,10 @@ package org.gstore.common.wire;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
-import java.nio.ByteBuffer;
-import java.security.InvalidKeyException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.gstore.common.protocol.Datagram;
 import org.gstore.common.protocol.Delete;
 import org.gstore.common.protocol.DeleteAck;
@@ -33,10 +27,12 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.ProtocolMessage;
 import org.gstore.common.wire.generated.KeyGroupingProtos.UidProto;
 
 /**
- * Turns a {@link Datagram} into bytes and back. Frame: magic {@code "GS"}, one version byte, the protobuf body
- * ({@code DatagramProto}), and an HMAC-SHA256 over all of that keyed with the datagram key derived from the cluster
- * secret ({@link ClusterKeys}). While the cluster secret is rotated, a second, accepted secret authenticates
- * datagrams too; datagrams are always sent under the cluster secret.
+ * Turns a {@link Datagram} into bytes and back. Frame: {@code 'G'}, a byte naming how it is protected, one version
+ * byte, then the protobuf body ({@code DatagramProto}) protected as {@link DatagramProtection} says: in clear with
+ * an HMAC-SHA256 ({@code "GS"}, {@link MacSeal}) or encrypted with AES-256-GCM ({@code "GP"}, {@link CipherSeal}),
+ * under keys derived from the cluster secret ({@link ClusterKeys}). A codec sends one protection and takes both.
+ * While the cluster secret is rotated, a second, accepted secret authenticates datagrams too; datagrams are always
+ * sent under the cluster secret.
  *
  * <p>Each datagram carries its sender's clock; a receiver drops, as {@link Reason#STALE}, an authentic datagram
  * sent more than the freshness window before or after its own clock. That bounds how long a captured datagram can
@@ -54,10 +50,6 @@ public final class DatagramCodec {
    * no older one yet; a release that changes the wire format raises {@link #VERSION} and leaves this one behind it.
    */
   public static final int OLDEST_VERSION = 1;
-  private static final byte[] MAGIC = {'G', 'S'};
-  private static final int HEADER = MAGIC.length + 1;
-  private static final int MAC_LENGTH = 32;
-  private static final String MAC_ALGORITHM = "HmacSHA256";
 
   /** The freshness window of {@link #DatagramCodec(byte[], int)}. */
   public static final long DEFAULT_FRESHNESS_MILLIS = 60_000;
@@ -65,14 +57,13 @@ public final class DatagramCodec {
   private final int sendVersion;
   private final int oldestVersion;
   private final int newestVersion;
-  private final SecretKeySpec secret;
-  /** The datagram key derived from the accepted secret; null outside a rotation. */
-  private final SecretKeySpec accepted;
+  private final MacSeal clear;
+  private final CipherSeal encrypted;
+  /** The seal of the frames this codec sends. */
+  private final FrameSeal sending;
   private final int maxBytes;
   private final long freshnessMillis;
   private final LongSupplier clock;
-  private final ThreadLocal<Mac> macs;
-  private final ThreadLocal<Mac> acceptedMacs;
 
   /** A codec with the default freshness window and the system clock. */
   public DatagramCodec(byte[] secret, int maxBytes) {
@@ -104,12 +95,24 @@ public final class DatagramCodec {
    */
   public DatagramCodec(byte[] secret, byte[] acceptedSecret, int sendVersion, int maxBytes, long freshnessMillis,
       LongSupplier clock) {
-    this(secret, acceptedSecret, sendVersion, OLDEST_VERSION, VERSION, maxBytes, freshnessMillis, clock);
+    this(secret, acceptedSecret, sendVersion, maxBytes, freshnessMillis, clock, DatagramProtection.INTEGRITY);
+  }
+
+  /** A codec that sends its datagrams with {@code protection} (it takes both). */
+  public DatagramCodec(byte[] secret, byte[] acceptedSecret, int sendVersion, int maxBytes, long freshnessMillis,
+      LongSupplier clock, DatagramProtection protection) {
+    this(secret, acceptedSecret, sendVersion, OLDEST_VERSION, VERSION, maxBytes, freshnessMillis, clock, protection);
   }
 
   /** A codec of a release whose versions are {@code oldestVersion} to {@code newestVersion}: for tests. */
   DatagramCodec(byte[] secret, byte[] acceptedSecret, int sendVersion, int oldestVersion, int newestVersion,
       int maxBytes, long freshnessMillis, LongSupplier clock) {
+    this(secret, acceptedSecret, sendVersion, oldestVersion, newestVersion, maxBytes, freshnessMillis, clock,
+        DatagramProtection.INTEGRITY);
+  }
+
+  private DatagramCodec(byte[] secret, byte[] acceptedSecret, int sendVersion, int oldestVersion, int newestVersion,
+      int maxBytes, long freshnessMillis, LongSupplier clock, DatagramProtection protection) {
     if (sendVersion < oldestVersion || sendVersion > newestVersion) {
       throw new IllegalArgumentException("wire version " + sendVersion + " is not one this release speaks ("
           + oldestVersion + " to " + newestVersion + ")");
@@ -120,17 +123,20 @@ public final class DatagramCodec {
     if (secret == null || secret.length < 16 || acceptedSecret != null && acceptedSecret.length < 16) {
       throw new IllegalArgumentException("the cluster secret must have at least 16 bytes");
     }
-    if (maxBytes < HEADER + MAC_LENGTH + 16) {
+    this.clear = new MacSeal(secret, acceptedSecret);
+    this.encrypted = new CipherSeal(secret, acceptedSecret);
+    this.sending = protection == DatagramProtection.PRIVACY ? encrypted : clear;
+    if (maxBytes < sending.overhead() + 16) {
       throw new IllegalArgumentException("maximum datagram size too small: " + maxBytes);
     }
-    this.secret = new SecretKeySpec(ClusterKeys.derive(secret, ClusterKeys.DATAGRAMS), MAC_ALGORITHM);
-    this.accepted = acceptedSecret == null ? null
-        : new SecretKeySpec(ClusterKeys.derive(acceptedSecret, ClusterKeys.DATAGRAMS), MAC_ALGORITHM);
     this.maxBytes = maxBytes;
     this.freshnessMillis = freshnessMillis;
     this.clock = clock;
-    this.macs = ThreadLocal.withInitial(() -> newMac(this.secret));
-    this.acceptedMacs = ThreadLocal.withInitial(() -> accepted == null ? null : newMac(accepted));
+  }
+
+  /** How the datagrams this codec sends are protected. */
+  public DatagramProtection protection() {
+    return sending == encrypted ? DatagramProtection.PRIVACY : DatagramProtection.INTEGRITY;
   }
 
   /**
@@ -139,7 +145,7 @@ public final class DatagramCodec {
    * is too large for any datagram.
    */
   public List<byte[]> encodeAll(Datagram d) {
-    int overhead = HEADER + MAC_LENGTH + header(d).build().getSerializedSize();
+    int overhead = sending.overhead() + header(d).build().getSerializedSize();
     List<MessageLite> items = new ArrayList<>(d.messages().size() + d.notMine().size());
     d.messages().forEach(m -> items.add(toProto(m)));
     d.notMine().forEach(k -> items.add(toProto(k)));
@@ -182,36 +188,30 @@ public final class DatagramCodec {
   }
 
   private byte[] frame(DatagramProto body) {
-    byte[] bytes = body.toByteArray();
-    ByteBuffer out = ByteBuffer.allocate(HEADER + bytes.length + MAC_LENGTH);
-    out.put(MAGIC).put((byte) sendVersion).put(bytes);
-    Mac mac = macs.get();
-    mac.update(out.array(), 0, HEADER + bytes.length);
-    out.put(mac.doFinal());
-    return out.array();
+    return sending.seal(sendVersion, body.toByteArray());
   }
 
   public Datagram decode(byte[] bytes, int offset, int length) throws DatagramRejectedException {
     if (length > maxBytes) {
       throw new DatagramRejectedException(Reason.OVERSIZED, length + " bytes exceeds the maximum of " + maxBytes);
     }
-    if (length < HEADER + MAC_LENGTH || bytes[offset] != MAGIC[0] || bytes[offset + 1] != MAGIC[1]) {
+    FrameSeal seal = length < FrameSeal.HEADER || bytes[offset] != 'G' ? null
+        : bytes[offset + 1] == clear.tag() ? clear
+        : bytes[offset + 1] == encrypted.tag() ? encrypted : null;
+    if (seal == null || length < seal.overhead()) {
       throw new DatagramRejectedException(Reason.MALFORMED, "not a G-Store datagram");
     }
-    byte[] actual = new byte[MAC_LENGTH];
-    System.arraycopy(bytes, offset + length - MAC_LENGTH, actual, 0, MAC_LENGTH);
-    if (!authentic(macs.get(), bytes, offset, length, actual)
-        && !authentic(acceptedMacs.get(), bytes, offset, length, actual)) {
-      throw new DatagramRejectedException(Reason.UNAUTHENTICATED, "HMAC mismatch");
+    byte[] body = seal.open(bytes, offset, length);
+    if (body == null) {
+      throw new DatagramRejectedException(Reason.UNAUTHENTICATED, seal.refusal());
     }
-    int version = bytes[offset + MAGIC.length] & 0xff;
+    int version = bytes[offset + 2] & 0xff;
     if (version < oldestVersion || version > newestVersion) {
       throw new DatagramRejectedException(Reason.UNKNOWN_VERSION, "protocol version " + version + "; this release"
           + " speaks " + oldestVersion + " to " + newestVersion);
     }
     try {
-      DatagramProto p = DatagramProto.parseFrom(
-          ByteString.copyFrom(bytes, offset + HEADER, length - HEADER - MAC_LENGTH));
+      DatagramProto p = DatagramProto.parseFrom(body);
       if (p.getVersion() != version) {
         throw new DatagramRejectedException(Reason.UNKNOWN_VERSION, "body version " + p.getVersion());
       }
@@ -311,24 +311,5 @@ public final class DatagramCodec {
 
   public static GroupRef fromProto(GroupRefProto g) {
     return new GroupRef(new GroupId(g.getName(), fromProto(g.getLeader())), fromProto(g.getEpoch()));
-  }
-
-  /** Whether {@code mac} (null: no such key) authenticates the frame as ending in {@code actual}. */
-  private static boolean authentic(Mac mac, byte[] bytes, int offset, int length, byte[] actual) {
-    if (mac == null) {
-      return false;
-    }
-    mac.update(bytes, offset, length - MAC_LENGTH);
-    return MessageDigest.isEqual(mac.doFinal(), actual);
-  }
-
-  private static Mac newMac(SecretKeySpec key) {
-    try {
-      Mac mac = Mac.getInstance(MAC_ALGORITHM);
-      mac.init(key);
-      return mac;
-    } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-      throw new IllegalStateException("HMAC-SHA256 unavailable", e);
-    }
   }
 }

@@ -13,6 +13,7 @@ import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Durability;
 import org.gstore.common.protocol.ProtocolConfig;
 import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.DatagramProtection;
 import org.gstore.recovery.ShipmentLedger;
 
 /**
@@ -29,6 +30,7 @@ public record GStoreConfig(
     int datagramMaxBytes,
     long datagramFreshnessMillis,
     int wireVersion,
+    DatagramProtection datagramProtection,
     ProtocolConfig protocol,
     long endpointWaitMillis,
     String walDir,
@@ -81,6 +83,12 @@ public record GStoreConfig(
    * Defaults to this release's ({@link DatagramCodec#VERSION}).
    */
   public static final String WIRE_VERSION = "gstore.udp.wire.version";
+  /**
+   * How datagrams are protected: {@code privacy} (encrypted, so row keys and group names stay off the network),
+   * {@code integrity} (authenticated, in clear) or {@code auto} (the default: {@code privacy} when HBase's own RPC
+   * is, {@code hbase.rpc.protection=privacy}).
+   */
+  public static final String UDP_PROTECTION = "gstore.udp.protection";
   public static final String RETRY_INITIAL_MS = "gstore.protocol.retry.initial.ms";
   public static final String RETRY_MAX_MS = "gstore.protocol.retry.max.ms";
   public static final String GROUP_MAX_SIZE = "gstore.group.max.size";
@@ -209,6 +217,7 @@ public record GStoreConfig(
         maxBytes,
         longIn(conf, DATAGRAM_FRESHNESS_MS, DatagramCodec.DEFAULT_FRESHNESS_MILLIS, 0, 3_600_000),
         intIn(conf, WIRE_VERSION, DatagramCodec.VERSION, DatagramCodec.OLDEST_VERSION, DatagramCodec.VERSION),
+        datagramProtection(conf),
         protocol,
         longIn(conf, ENDPOINT_WAIT_MS, 20_000, 10, 600_000),
         conf.getTrimmed(WAL_DIR, ""),
@@ -236,6 +245,20 @@ public record GStoreConfig(
         protocolLogged(conf),
         longIn(conf, PROTOCOL_CHECKPOINT_DELAY_MS, 0, 0, 24L * 3_600_000),
         bool(conf, TEST_FAULTS_ENABLED));
+  }
+
+  /** {@link #UDP_PROTECTION}, {@code auto} resolved against {@code hbase.rpc.protection}. */
+  private static DatagramProtection datagramProtection(Configuration conf) {
+    String raw = conf.getTrimmed(UDP_PROTECTION, "auto").toLowerCase(java.util.Locale.ROOT);
+    return switch (raw) {
+      case "privacy" -> DatagramProtection.PRIVACY;
+      case "integrity" -> DatagramProtection.INTEGRITY;
+      // HBase takes a list (a server may accept several qualities of protection): any privacy in it counts
+      case "auto" -> java.util.Arrays.stream(conf.getTrimmedStrings("hbase.rpc.protection"))
+          .anyMatch("privacy"::equalsIgnoreCase) ? DatagramProtection.PRIVACY : DatagramProtection.INTEGRITY;
+      default -> throw new IllegalArgumentException(UDP_PROTECTION + " must be auto, privacy or integrity, not '"
+          + raw + "'");
+    };
   }
 
   private static boolean protocolLogged(Configuration conf) {

@@ -2,6 +2,7 @@ package org.gstore.coprocessor.server;
 
 import org.gstore.common.wire.ClusterKeys;
 import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.DatagramProtection;
 import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.config.GStoreConfig;
 
@@ -16,8 +17,9 @@ record ClusterSecrets(OwnerToken ownerTokens, DatagramCodec datagrams, String fi
     byte[] accepted = config.acceptedSecret();
     return new ClusterSecrets(new OwnerToken(secret, accepted),
         new DatagramCodec(secret, accepted, config.wireVersion(), config.datagramMaxBytes(),
-            config.datagramFreshnessMillis(), System::currentTimeMillis),
-        "it signs with the cluster secret of fingerprint " + ClusterKeys.fingerprint(secret)
+            config.datagramFreshnessMillis(), System::currentTimeMillis, config.datagramProtection()),
+        "it sends datagrams " + (config.datagramProtection() == DatagramProtection.PRIVACY ? "encrypted" : "in clear")
+            + ", signs with the cluster secret of fingerprint " + ClusterKeys.fingerprint(secret)
             + (accepted == null ? "" : " and also accepts the secret of fingerprint "
                 + ClusterKeys.fingerprint(accepted)));
   }

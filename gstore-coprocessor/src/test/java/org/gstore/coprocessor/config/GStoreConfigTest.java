@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.apache.hadoop.conf.Configuration;
+import org.gstore.common.wire.DatagramProtection;
 import org.gstore.coprocessor.server.TableGuard;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,6 +42,23 @@ class GStoreConfigTest {
     assertThat(c.protocol().retryInitialMillis()).isEqualTo(20);
     assertThat(c.protocol().maxGroupSize()).isEqualTo(1_000);
     assertThat(c.protocol().endedRetentionMillis()).isEqualTo(600_000);
+  }
+
+  @Test
+  void datagramsArePrivateWhenHBaseRpcIsOrWhenAsked() {
+    Configuration conf = valid();
+    assertThat(GStoreConfig.from(conf).datagramProtection()).isEqualTo(DatagramProtection.INTEGRITY);
+    conf.set("hbase.rpc.protection", "authentication,privacy");
+    assertThat(GStoreConfig.from(conf).datagramProtection()).as("auto follows any privacy HBase's RPC takes")
+        .isEqualTo(DatagramProtection.PRIVACY);
+    conf.set(GStoreConfig.UDP_PROTECTION, "integrity");
+    assertThat(GStoreConfig.from(conf).datagramProtection()).isEqualTo(DatagramProtection.INTEGRITY);
+    conf.unset("hbase.rpc.protection");
+    conf.set(GStoreConfig.UDP_PROTECTION, " Privacy ");
+    assertThat(GStoreConfig.from(conf).datagramProtection()).isEqualTo(DatagramProtection.PRIVACY);
+    conf.set(GStoreConfig.UDP_PROTECTION, "encrypted");
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(GStoreConfig.UDP_PROTECTION).hasMessageContaining("encrypted");
   }
 
   @Test

@@ -26,6 +26,7 @@ import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.GStoreMasterObserver;
 import org.gstore.coprocessor.GStoreRegionCoprocessor;
 import org.gstore.coprocessor.server.GStoreServers;
+import org.gstore.testing.security.SecureMode;
 
 /**
  * HDFS, ZooKeeper, an HBase master and N region servers with G-Store, in one JVM: for G-Store's own tests, the
@@ -45,9 +46,13 @@ public final class GStoreMiniCluster implements AutoCloseable {
   /** A system property of settings every cluster a test starts gets on top of its own. */
   public static final String EXTRA_SETTINGS = "gstore.it.set";
 
-  private GStoreMiniCluster(HBaseTestingUtility util, String tmpdirBefore) {
+  /** The secure mode the cluster runs in; null: none. */
+  private final SecureMode secure;
+
+  private GStoreMiniCluster(HBaseTestingUtility util, String tmpdirBefore, SecureMode secure) {
     this.util = util;
     this.tmpdirBefore = tmpdirBefore;
+    this.secure = secure;
   }
 
   /** Starts a cluster with {@code regionServers} region servers. */
@@ -61,12 +66,29 @@ public final class GStoreMiniCluster implements AutoCloseable {
    * a setting it does not name, as with {@code -Dgstore.it.set=gstore.protocol.log=wal}.
    */
   public static GStoreMiniCluster start(int regionServers, Map<String, String> settings) throws Exception {
+    return start(regionServers, settings, false);
+  }
+
+  /**
+   * Starts a cluster in {@link SecureMode}, as a production cluster with Kerberos runs: a KDC on loopback, Kerberos
+   * authentication for HDFS, ZooKeeper (SASL) and HBase, the {@code AccessController}, RPC encrypted. The JVM's own
+   * user becomes {@code hbase/localhost}, the servers' principal. A secure cluster needs a JVM of its own (Kerberos
+   * and JAAS settings are global to the JVM).
+   */
+  public static GStoreMiniCluster startSecure(int regionServers, Map<String, String> settings) throws Exception {
+    return start(regionServers, settings, true);
+  }
+
+  private static GStoreMiniCluster start(int regionServers, Map<String, String> settings, boolean secured)
+      throws Exception {
     String tmpdirBefore = System.getProperty(TMPDIR);
     HBaseTestingUtility util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
     conf.set(GStoreConfig.CLUSTER_SECRET_FILE, writeSecretFile(util).toString());
     conf.set(GStoreConfig.UDP_BIND_ADDRESS, "127.0.0.1");
     conf.set(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY, GStoreMasterObserver.class.getName());
+    SecureMode secure = secured
+        ? SecureMode.prepare(conf, new java.io.File(util.getDataTestDir("kdc").toUri().getPath())) : null;
     settings.forEach(conf::set);
     for (String setting : System.getProperty(EXTRA_SETTINGS, "").split(",")) {
       if (setting.isBlank()) {
@@ -78,8 +100,26 @@ public final class GStoreMiniCluster implements AutoCloseable {
       }
       conf.set(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
     }
-    util.startMiniCluster(regionServers);
-    return new GStoreMiniCluster(util, tmpdirBefore);
+    try {
+      util.startMiniCluster(regionServers);
+      if (secure != null) {
+        util.waitTableAvailable(org.apache.hadoop.hbase.security.access.PermissionStorage.ACL_TABLE_NAME);
+      }
+    } catch (Exception | Error e) {
+      if (secure != null) {
+        secure.close();
+      }
+      throw e;
+    }
+    return new GStoreMiniCluster(util, tmpdirBefore, secure);
+  }
+
+  /** The cluster's secure mode, to make users of its realm; {@link IllegalStateException} if it has none. */
+  public SecureMode secureMode() {
+    if (secure == null) {
+      throw new IllegalStateException("this cluster was not started with startSecure");
+    }
+    return secure;
   }
 
   /** A random cluster secret in a file only this user can read, as region servers should keep it. */
@@ -221,6 +261,9 @@ public final class GStoreMiniCluster implements AutoCloseable {
       util.shutdownMiniCluster();
     } finally {
       keepTmpdirUsable();
+      if (secure != null) {
+        secure.close();
+      }
     }
   }
 

@@ -38,6 +38,7 @@ public final class PeerRegistry implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(PeerRegistry.class);
   private static final int SESSION_TIMEOUT_MS = 30_000;
 
+  private final Configuration conf;
   private final String quorum;
   private final String peersPath;
   private final List<ACL> acl;
@@ -54,21 +55,29 @@ public final class PeerRegistry implements Closeable {
   private String selfAddress;
 
   public PeerRegistry(Configuration conf) {
+    this.conf = conf;
     this.quorum = ZKConfig.getZKQuorumServersString(conf);
     String parent = conf.get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT);
     this.peersPath = parent + "/gstore/peers";
-    this.acl = acl(ZKAuthentication.isSecureZooKeeper(conf));
+    this.acl = acl(ZKAuthentication.isSecureZooKeeper(conf), conf.getTrimmedStrings("hbase.superuser"));
   }
 
   /**
-   * HBase's own choice for its znodes: with secure ZooKeeper, anyone may read a peer's address but only its
-   * creator (the HBase principal) may change it; without ZooKeeper authentication no ACL can tell users apart.
+   * With secure ZooKeeper, only the identity that created a znode (the region servers' principal: they must all
+   * authenticate as one id) and HBase's superusers may change or delete it, as for HBase's own znodes; anyone may
+   * read it ({@code gstore status} reads thresholds and alerts as the operator). Without ZooKeeper authentication
+   * no ACL can tell users apart.
    */
-  static List<ACL> acl(boolean secureZooKeeper) {
+  static List<ACL> acl(boolean secureZooKeeper, String... superusers) {
     if (!secureZooKeeper) {
       return ZooDefs.Ids.OPEN_ACL_UNSAFE;
     }
     List<ACL> acl = new ArrayList<>(ZooDefs.Ids.CREATOR_ALL_ACL);
+    for (String superuser : superusers) {
+      if (!superuser.isEmpty() && !superuser.startsWith("@")) { // a group has no ZooKeeper id
+        acl.add(new ACL(ZooDefs.Perms.ALL, new org.apache.zookeeper.data.Id("sasl", superuser)));
+      }
+    }
     acl.addAll(ZooDefs.Ids.READ_ACL_UNSAFE);
     return acl;
   }
@@ -83,18 +92,28 @@ public final class PeerRegistry implements Closeable {
 
   private synchronized void connectAndPublish() throws IOException {
     CountDownLatch connected = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean authFailed = new java.util.concurrent.atomic.AtomicBoolean();
+    // HBase's own ZooKeeper client settings (SASL login section, TLS), as its own sessions use them
     ZooKeeper client = new ZooKeeper(quorum, SESSION_TIMEOUT_MS, event -> {
       if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      } else if (event.getState() == Watcher.Event.KeeperState.AuthFailed) {
+        authFailed.set(true);
         connected.countDown();
       } else if (event.getState() == Watcher.Event.KeeperState.Expired && !closed) {
         LOG.warn("G-Store peer registry session expired; publishing {} again", self);
         reconnecting.execute(this::reconnectUntilPublished);
       }
-    });
+    }, ZKConfig.getZKClientConfig(conf));
     boolean published = false;
     try {
       if (!connected.await(SESSION_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
         throw new IOException("could not connect to ZooKeeper at " + quorum);
+      }
+      if (authFailed.get()) {
+        throw new IOException("G-Store could not authenticate to ZooKeeper at " + quorum + " (SASL): check the"
+            + " region server's JAAS login section (zookeeper.sasl.clientconfig, 'Client' by default), its keytab"
+            + " and principal; G-Store does not start without it (docs/operations.md, \"Secure clusters\")");
       }
       createParents(client);
       String path = peersPath + "/" + self.value();
@@ -111,6 +130,8 @@ public final class PeerRegistry implements Closeable {
       if (old != null) {
         old.close();
       }
+    } catch (KeeperException.NoAuthException | KeeperException.InvalidACLException e) {
+      throw new IOException(refusedMessage(e.getPath()), e);
     } catch (KeeperException e) {
       throw new IOException("could not publish the G-Store peer address in ZooKeeper", e);
     } catch (InterruptedException e) {
@@ -153,6 +174,18 @@ public final class PeerRegistry implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * What to do when ZooKeeper refuses G-Store's znode to this server: on a secure ZooKeeper every region server
+   * must authenticate as the one id that created G-Store's znodes.
+   */
+  public static String refusedMessage(String path) {
+    return "ZooKeeper refused this region server access to G-Store's znode " + path + ": on a secure ZooKeeper"
+        + " every region server must authenticate as the same id, the one that created G-Store's znodes (run the"
+        + " ZooKeeper servers with kerberos.removeHostFromPrincipal=true and kerberos.removeRealmFromPrincipal=true,"
+        + " as HBase asks, so that hbase/<host>@REALM is 'hbase' on every host); a SASL login that failed has the"
+        + " same effect (docs/operations.md, \"Secure clusters\")";
   }
 
   private void createParents(ZooKeeper client) throws KeeperException, InterruptedException {

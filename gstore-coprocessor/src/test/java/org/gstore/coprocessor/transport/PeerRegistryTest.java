@@ -16,9 +16,12 @@ class PeerRegistryTest {
   }
 
   @Test
-  void withSecureZooKeeperOnlyTheCreatorMayWriteAPeerZnode() {
-    assertThat(PeerRegistry.acl(false)).isEqualTo(ZooDefs.Ids.OPEN_ACL_UNSAFE);
+  void withSecureZooKeeperOnlyTheCreatorAndHBaseSuperusersMayWriteAZnode() {
+    assertThat(PeerRegistry.acl(false, "admin")).isEqualTo(ZooDefs.Ids.OPEN_ACL_UNSAFE);
     assertThat(PeerRegistry.acl(true)).containsAll(ZooDefs.Ids.CREATOR_ALL_ACL)
         .containsAll(ZooDefs.Ids.READ_ACL_UNSAFE).hasSize(2);
+    assertThat(PeerRegistry.acl(true, "admin", "@ops", "")).as("a group has no ZooKeeper id")
+        .contains(new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL,
+            new org.apache.zookeeper.data.Id("sasl", "admin"))).hasSize(3);
   }
 }

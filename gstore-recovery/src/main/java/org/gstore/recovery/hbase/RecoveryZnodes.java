@@ -233,6 +233,10 @@ public final class RecoveryZnodes implements ClaimStore {
   private static <T> T call(ZkCall<T> call) throws IOException {
     try {
       return call.run();
+    } catch (KeeperException.NoAuthException e) {
+      throw new IOException("ZooKeeper refused this region server G-Store's znode " + e.getPath() + ": on a secure"
+          + " ZooKeeper every region server must authenticate as the id that created them (docs/operations.md,"
+          + " \"Secure clusters\")", e);
     } catch (KeeperException e) {
       throw new IOException("G-Store recovery could not use ZooKeeper: " + e.getMessage(), e);
     } catch (InterruptedException e) {

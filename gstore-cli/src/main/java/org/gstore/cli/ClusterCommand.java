@@ -16,7 +16,9 @@ import org.gstore.testing.process.ProcessCluster;
 final class ClusterCommand {
   static final String USAGE = """
       usage: gstore cluster start   [--dir target/cluster] [--region-servers 3] [--base-port 21000]
-                                   [--set key=value,...]
+                                   [--set key=value,...] [--secure]
+                 --secure: a KDC first, then Kerberos for HDFS, ZooKeeper (SASL) and HBase, the AccessController,
+                 encrypted RPC and datagrams; clients log in from the keytab the client hbase-site.xml names
              gstore cluster status  [--dir target/cluster]
              gstore cluster kill    (--rs N | --role zookeeper|namenode|datanode|master) [--signal 9] [--dir ...]
              gstore cluster restart (--rs N | --role ...) [--dir target/cluster]
@@ -40,11 +42,13 @@ final class ClusterCommand {
     try {
       switch (argv[0]) {
         case "start" -> {
-          GStore.allow(o, "--dir", "--region-servers", "--base-port", "--set");
+          GStore.allow(o, "--dir", "--region-servers", "--base-port", "--set", "--secure");
           ClusterLayout layout = new ClusterLayout(dir, home(), GStore.positive(o, "--region-servers", 3),
-              GStore.positive(o, "--base-port", 21_000), GStore.settings(o));
-          ProcessCluster.create(layout, out).start();
+              GStore.positive(o, "--base-port", 21_000), GStore.settings(o), o.containsKey("--secure"));
+          ProcessCluster cluster = ProcessCluster.create(layout, out);
+          cluster.start();
           out.println("hbase-site.xml for clients: " + layout.clientSite());
+          cluster.kerberosInstructions().ifPresent(out::println);
         }
         case "stop" -> {
           GStore.allow(o, "--dir");

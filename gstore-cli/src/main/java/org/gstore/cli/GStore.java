@@ -306,6 +306,10 @@ public final class GStore {
       }
       Configuration c = HBaseConfiguration.create();
       c.addResource(new org.apache.hadoop.fs.Path(new File(conf).getAbsolutePath()));
+      if ("kerberos".equalsIgnoreCase(c.get("hadoop.security.authentication"))) {
+        // as Hadoop's core-site.xml would on the class path: HBase's client logs in only when Hadoop's security is on
+        org.apache.hadoop.security.UserGroupInformation.setConfiguration(c);
+      }
       System.out.println("Connecting to the cluster of " + conf);
       try (Connection connection = ConnectionFactory.createConnection(c)) {
         return job.run(connection, false);
@@ -317,7 +321,7 @@ public final class GStore {
     }
   }
 
-  /** {@code --flag value} pairs after the command; {@code --quick} takes no value. */
+  /** {@code --flag value} pairs after the command; {@code --quick} and {@code --secure} take no value. */
   static Map<String, String> options(String[] argv) {
     Map<String, String> options = new HashMap<>();
     for (int i = 1; i < argv.length; i++) {
@@ -325,7 +329,7 @@ public final class GStore {
       if (!flag.startsWith("--")) {
         throw fail("unexpected argument '" + flag + "'");
       }
-      if (flag.equals("--quick")) {
+      if (flag.equals("--quick") || flag.equals("--secure")) {
         options.put(flag, "true");
       } else if (i + 1 < argv.length) {
         options.put(flag, argv[++i]);

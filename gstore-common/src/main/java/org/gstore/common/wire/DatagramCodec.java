@@ -42,14 +42,19 @@ import org.gstore.common.wire.generated.KeyGroupingProtos.UidProto;
  * caller drops it and counts the reason. Thread-safe.
  */
 public final class DatagramCodec {
-  /** The wire version this release speaks by default. */
-  public static final int VERSION = 1;
+  /**
+   * The wire version this release speaks by default: 2, which adds encrypted frames ({@link #PRIVATE_SINCE}) to
+   * version 1's clear ones; the bodies are the same.
+   */
+  public static final int VERSION = 2;
   /**
    * The oldest wire version this release still takes and can speak: the previous release's, so that a rolling
-   * upgrade never splits the cluster (docs/operations.md, "Upgrading"). This is the first wire version, so there is
-   * no older one yet; a release that changes the wire format raises {@link #VERSION} and leaves this one behind it.
+   * upgrade never splits the cluster (docs/operations.md, "Upgrading"). A release that changes the wire format
+   * raises {@link #VERSION} and leaves this one behind it.
    */
   public static final int OLDEST_VERSION = 1;
+  /** The first wire version with encrypted frames: a server of version 1 cannot read them. */
+  public static final int PRIVATE_SINCE = 2;
 
   /** The freshness window of {@link #DatagramCodec(byte[], int)}. */
   public static final long DEFAULT_FRESHNESS_MILLIS = 60_000;
@@ -122,6 +127,10 @@ public final class DatagramCodec {
     this.newestVersion = newestVersion;
     if (secret == null || secret.length < 16 || acceptedSecret != null && acceptedSecret.length < 16) {
       throw new IllegalArgumentException("the cluster secret must have at least 16 bytes");
+    }
+    if (protection == DatagramProtection.PRIVACY && sendVersion < PRIVATE_SINCE) {
+      throw new IllegalArgumentException("encrypted datagrams need wire version " + PRIVATE_SINCE + " or newer;"
+          + " version " + sendVersion + " has clear ones only");
     }
     this.clear = new MacSeal(secret, acceptedSecret);
     this.encrypted = new CipherSeal(secret, acceptedSecret);
@@ -206,7 +215,7 @@ public final class DatagramCodec {
       throw new DatagramRejectedException(Reason.UNAUTHENTICATED, seal.refusal());
     }
     int version = bytes[offset + 2] & 0xff;
-    if (version < oldestVersion || version > newestVersion) {
+    if (version < oldestVersion || version > newestVersion || seal == encrypted && version < PRIVATE_SINCE) {
       throw new DatagramRejectedException(Reason.UNKNOWN_VERSION, "protocol version " + version + "; this release"
           + " speaks " + oldestVersion + " to " + newestVersion);
     }

@@ -118,6 +118,19 @@ class PrivateDatagramsTest {
   }
 
   @Test
+  void version1HasNoEncryptedFramesSoARollingUpgradeSendsClearOnes() throws Exception {
+    assertThatThrownBy(() -> new DatagramCodec(SECRET, null, 1, 60_000, 60_000, System::currentTimeMillis,
+        DatagramProtection.PRIVACY)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("version");
+    DatagramCodec previousRelease = new DatagramCodec(SECRET, null, 1, 1, 1, 60_000, 60_000,
+        System::currentTimeMillis);
+    byte[] clear = new DatagramCodec(SECRET, null, 1, 60_000, 60_000, System::currentTimeMillis).encode(datagram());
+    assertThat(previousRelease.decode(clear, 0, clear.length)).isEqualTo(datagram());
+    byte[] encrypted = PRIVATE.encode(datagram());
+    assertThatThrownBy(() -> previousRelease.decode(encrypted, 0, encrypted.length))
+        .isInstanceOf(DatagramRejectedException.class);
+  }
+
+  @Test
   void thePrivacyKeyIsNotTheAuthenticationKey() {
     assertThat(ClusterKeys.derive(SECRET, ClusterKeys.DATAGRAM_PRIVACY))
         .isNotEqualTo(ClusterKeys.derive(SECRET, ClusterKeys.DATAGRAMS));

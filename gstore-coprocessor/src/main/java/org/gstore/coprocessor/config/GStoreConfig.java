@@ -207,6 +207,8 @@ public record GStoreConfig(
           + largestMessage + " bytes); raise it or lower them");
     }
     int[] udpPorts = portRange(conf, UDP_PORT);
+    int wireVersion = intIn(conf, WIRE_VERSION, DatagramCodec.VERSION, DatagramCodec.OLDEST_VERSION,
+        DatagramCodec.VERSION);
     outcomeRetainMillis(conf); // read where gstore:outcomes is created; checked here, at start
     return new GStoreConfig(
         secret,
@@ -216,8 +218,8 @@ public record GStoreConfig(
         udpPorts[1],
         maxBytes,
         longIn(conf, DATAGRAM_FRESHNESS_MS, DatagramCodec.DEFAULT_FRESHNESS_MILLIS, 0, 3_600_000),
-        intIn(conf, WIRE_VERSION, DatagramCodec.VERSION, DatagramCodec.OLDEST_VERSION, DatagramCodec.VERSION),
-        datagramProtection(conf),
+        wireVersion,
+        datagramProtection(conf, wireVersion),
         protocol,
         longIn(conf, ENDPOINT_WAIT_MS, 20_000, 10, 600_000),
         conf.getTrimmed(WAL_DIR, ""),
@@ -247,14 +249,26 @@ public record GStoreConfig(
         bool(conf, TEST_FAULTS_ENABLED));
   }
 
-  /** {@link #UDP_PROTECTION}, {@code auto} resolved against {@code hbase.rpc.protection}. */
-  private static DatagramProtection datagramProtection(Configuration conf) {
+  /**
+   * {@link #UDP_PROTECTION}, {@code auto} resolved against {@code hbase.rpc.protection} and the wire version: while a
+   * rolling upgrade from a release without encrypted datagrams runs, {@code auto} sends them in clear.
+   */
+  private static DatagramProtection datagramProtection(Configuration conf, int wireVersion) {
     String raw = conf.getTrimmed(UDP_PROTECTION, "auto").toLowerCase(java.util.Locale.ROOT);
+    boolean encryptable = wireVersion >= DatagramCodec.PRIVATE_SINCE;
     return switch (raw) {
-      case "privacy" -> DatagramProtection.PRIVACY;
+      case "privacy" -> {
+        if (!encryptable) {
+          throw new IllegalArgumentException(UDP_PROTECTION + "=privacy needs wire version "
+              + DatagramCodec.PRIVATE_SINCE + " or newer, but " + WIRE_VERSION + " is " + wireVersion + " (servers"
+              + " of a release that cannot read encrypted datagrams still run): leave it at auto, or finish the"
+              + " upgrade first");
+        }
+        yield DatagramProtection.PRIVACY;
+      }
       case "integrity" -> DatagramProtection.INTEGRITY;
       // HBase takes a list (a server may accept several qualities of protection): any privacy in it counts
-      case "auto" -> java.util.Arrays.stream(conf.getTrimmedStrings("hbase.rpc.protection"))
+      case "auto" -> encryptable && java.util.Arrays.stream(conf.getTrimmedStrings("hbase.rpc.protection"))
           .anyMatch("privacy"::equalsIgnoreCase) ? DatagramProtection.PRIVACY : DatagramProtection.INTEGRITY;
       default -> throw new IllegalArgumentException(UDP_PROTECTION + " must be auto, privacy or integrity, not '"
           + raw + "'");

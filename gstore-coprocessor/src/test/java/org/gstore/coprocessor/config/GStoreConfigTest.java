@@ -56,6 +56,14 @@ class GStoreConfigTest {
     conf.unset("hbase.rpc.protection");
     conf.set(GStoreConfig.UDP_PROTECTION, " Privacy ");
     assertThat(GStoreConfig.from(conf).datagramProtection()).isEqualTo(DatagramProtection.PRIVACY);
+    conf.set(GStoreConfig.WIRE_VERSION, "1"); // a rolling upgrade from a release that cannot read them
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(GStoreConfig.WIRE_VERSION);
+    conf.set(GStoreConfig.UDP_PROTECTION, "auto");
+    conf.set("hbase.rpc.protection", "privacy");
+    assertThat(GStoreConfig.from(conf).datagramProtection()).as("auto stays readable by the older servers")
+        .isEqualTo(DatagramProtection.INTEGRITY);
+    conf.unset(GStoreConfig.WIRE_VERSION);
     conf.set(GStoreConfig.UDP_PROTECTION, "encrypted");
     assertThatThrownBy(() -> GStoreConfig.from(conf)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(GStoreConfig.UDP_PROTECTION).hasMessageContaining("encrypted");

@@ -18,13 +18,16 @@ import java.util.TreeMap;
  * {@code cluster.properties} in the working directory so later commands find the same cluster.
  *
  * <p>Ports, counted from {@code basePort}: 0 ZooKeeper, 1 NameNode RPC, 2 NameNode HTTP, 3–5 DataNode data, IPC
- * and HTTP, 6–7 HMaster RPC and info; region server {@code i} (1-based) has {@code 10i} and {@code 10i+1}
- * (info). G-Store's UDP ports are the range 100–109, which all region servers share in one configuration value,
+ * and HTTP, 6–7 HMaster RPC and info, 8 the KDC of a secure cluster; region server {@code i} (1-based) has
+ * {@code 10i} and {@code 10i+1} (info). G-Store's UDP ports are the range 100–109, which all region servers share in one configuration value,
  * each taking the first free port (as several region servers on one host would).
  */
-public record ClusterLayout(Path dir, Path home, int regionServers, int basePort, Map<String, String> settings) {
-  /** The roles that are not region servers, in start order. */
+public record ClusterLayout(Path dir, Path home, int regionServers, int basePort, Map<String, String> settings,
+    boolean secure) {
+  /** The roles that are not region servers, in start order (a secure cluster starts its {@code kdc} first). */
   public static final List<String> CORE_ROLES = List.of("zookeeper", "namenode", "datanode", "master");
+  /** The role of a secure cluster's Kerberos KDC. */
+  public static final String KDC = "kdc";
   private static final String FILE = "cluster.properties";
 
   public ClusterLayout {
@@ -39,9 +42,18 @@ public record ClusterLayout(Path dir, Path home, int regionServers, int basePort
     settings = Map.copyOf(settings);
   }
 
+  /** A cluster without Kerberos. */
+  public ClusterLayout(Path dir, Path home, int regionServers, int basePort, Map<String, String> settings) {
+    this(dir, home, regionServers, basePort, settings, false);
+  }
+
   /** Every role, in start order: the core roles, then {@code rs1} to {@code rsN}. */
   public List<String> roles() {
-    List<String> roles = new ArrayList<>(CORE_ROLES);
+    List<String> roles = new ArrayList<>();
+    if (secure) {
+      roles.add(KDC);
+    }
+    roles.addAll(CORE_ROLES);
     for (int i = 1; i <= regionServers; i++) {
       roles.add(regionServer(i));
     }
@@ -69,6 +81,7 @@ public record ClusterLayout(Path dir, Path home, int regionServers, int basePort
     Map<String, Integer> ports = new LinkedHashMap<>();
     switch (role) {
       case "zookeeper" -> ports.put("client", basePort);
+      case KDC -> ports.put("kerberos", basePort + 8);
       case "namenode" -> {
         ports.put("rpc", basePort + 1);
         ports.put("http", basePort + 2);
@@ -118,6 +131,7 @@ public record ClusterLayout(Path dir, Path home, int regionServers, int basePort
     p.setProperty("home", home.toString());
     p.setProperty("regionServers", Integer.toString(regionServers));
     p.setProperty("basePort", Integer.toString(basePort));
+    p.setProperty("secure", Boolean.toString(secure));
     settings.forEach((k, v) -> p.setProperty("set." + k, v));
     Files.createDirectories(dir);
     try (Writer w = Files.newBufferedWriter(dir.resolve(FILE))) {
@@ -143,6 +157,6 @@ public record ClusterLayout(Path dir, Path home, int regionServers, int basePort
       }
     }
     return new ClusterLayout(dir, Path.of(p.getProperty("home")), Integer.parseInt(p.getProperty("regionServers")),
-        Integer.parseInt(p.getProperty("basePort")), settings);
+        Integer.parseInt(p.getProperty("basePort")), settings, Boolean.parseBoolean(p.getProperty("secure")));
   }
 }

@@ -60,6 +60,11 @@ public final class ProcessCluster {
   public Configuration clientConfiguration() {
     Configuration conf = HBaseConfiguration.create();
     conf.addResource(new org.apache.hadoop.fs.Path(clientSite().toUri()));
+    if (layout.secure()) {
+      // this JVM talks to a Kerberized cluster: where the KDC is, and that Hadoop's security is on
+      System.setProperty("java.security.krb5.conf", SiteFiles.krb5Conf(layout).toString());
+      org.apache.hadoop.security.UserGroupInformation.setConfiguration(conf);
+    }
     return conf;
   }
 
@@ -90,6 +95,24 @@ public final class ProcessCluster {
     awaitServing(layout.roles());
     log.printf("cluster serves after %.1f s: %d region servers; clients use %s%n",
         (System.nanoTime() - started) / 1e9, layout.regionServers(), clientSite());
+  }
+
+  /**
+   * For a secure cluster: how a user reaches it (the JVM flag that names the KDC, the principal and keytab the client
+   * {@code hbase-site.xml} logs in with); empty for another cluster.
+   */
+  public java.util.Optional<String> kerberosInstructions() {
+    if (!layout.secure()) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of("Kerberos realm " + SiteFiles.REALM + ", KDC on localhost:"
+        + layout.ports(ClusterLayout.KDC).get("kerberos") + "; clients log in as " + SiteFiles.CLIENT_USER + "@"
+        + SiteFiles.REALM + " (an HBase superuser) from " + SiteFiles.keytab(layout) + ", as the client"
+        + " hbase-site.xml says. Tell the JVM where the KDC is:\n"
+        + "  export GSTORE_OPTS=-Djava.security.krb5.conf=" + SiteFiles.krb5Conf(layout) + "\n"
+        + "  ./gstore demo --conf " + layout.clientSite() + "\n"
+        + "or, with MIT Kerberos' tools: KRB5_CONFIG=" + SiteFiles.krb5Conf(layout) + " kinit -kt "
+        + SiteFiles.keytab(layout) + " " + SiteFiles.CLIENT_USER + "@" + SiteFiles.REALM);
   }
 
   /** Starts one role (after a kill, say) and waits until it serves. */
@@ -140,6 +163,9 @@ public final class ProcessCluster {
     for (String role : List.of("datanode", "namenode", "zookeeper")) {
       node(role).stop(Duration.ofSeconds(30));
     }
+    if (layout.secure()) {
+      node(ClusterLayout.KDC).stop(Duration.ofSeconds(30));
+    }
     List<String> left = layout.roles().stream().filter(r -> node(r).alive()).toList();
     if (!left.isEmpty()) {
       throw new IOException("still running after stop: " + left);
@@ -183,10 +209,14 @@ public final class ProcessCluster {
     }
     Process process = node.start(jvmFlags(role), main.className(), main.args());
     switch (role) {
+      case ClusterLayout.KDC -> await(node, process, "the KDC", () -> Files.exists(SiteFiles.keytab(layout))
+          && Files.exists(SiteFiles.krb5Conf(layout)) && ClusterProbe.accepts(layout.ports(role).get("kerberos")));
       case "zookeeper" -> await(node, process, "ZooKeeper", () -> ClusterProbe.accepts(layout.zookeeperPort()));
+      // HDFS under Kerberos takes no anonymous probe: a DataNode that listens will do, HBase waits out safe mode
+      case "datanode" -> await(node, process, layout.secure() ? "a DataNode" : "HDFS with a live DataNode, out of"
+          + " safe mode", () -> layout.secure() ? ClusterProbe.accepts(layout.ports(role).get("data"))
+          : ClusterProbe.hdfsServes(layout.nameNodePort()));
       case "namenode" -> await(node, process, "the NameNode", () -> ClusterProbe.accepts(layout.nameNodePort()));
-      case "datanode" -> await(node, process, "HDFS with a live DataNode, out of safe mode",
-          () -> ClusterProbe.hdfsServes(layout.nameNodePort()));
       default -> await(node, process, role + "'s RPC port",
           () -> ClusterProbe.accepts(layout.ports(role).get("rpc")));
     }
@@ -214,6 +244,10 @@ public final class ProcessCluster {
 
   private RoleMain main(String role) {
     return switch (role) {
+      case ClusterLayout.KDC -> new RoleMain("org.apache.hadoop.minikdc.MiniKdc", List.of(
+          layout.roleDir(role).resolve("data").toString(), new SiteFiles(layout).confDir(role)
+              .resolve("minikdc.properties").toString(), SiteFiles.keytab(layout).toString(),
+          "hbase/localhost", "HTTP/localhost", "zookeeper/localhost", SiteFiles.CLIENT_USER));
       case "zookeeper" -> new RoleMain("org.apache.zookeeper.server.ZooKeeperServerMain",
           List.of(new SiteFiles(layout).confDir(role).resolve("zoo.cfg").toString()));
       case "namenode" -> new RoleMain("org.apache.hadoop.hdfs.server.namenode.NameNode", List.of());
@@ -236,6 +270,9 @@ public final class ProcessCluster {
       if (!f.isEmpty()) {
         flags.add(f);
       }
+    }
+    if (layout.secure() && !role.equals(ClusterLayout.KDC)) {
+      flags.addAll(SiteFiles.kerberosFlags(layout, role));
     }
     return flags;
   }

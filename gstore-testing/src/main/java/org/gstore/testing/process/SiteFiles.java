@@ -5,9 +5,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.hadoop.hbase.security.access.AccessController;
+import org.gstore.testing.security.KerberosSettings;
 
 /**
  * Writes each role's configuration directory ({@code core-site.xml}, {@code hdfs-site.xml}, {@code hbase-site.xml},
@@ -17,6 +21,10 @@ import java.util.Map;
  */
 final class SiteFiles {
   static final String SECRET_FILE = "gstore.secret";
+  /** A secure cluster's realm, as its KDC names it. */
+  static final String REALM = "EXAMPLE.COM";
+  /** The user clients of a secure cluster log in as: an HBase superuser, for the demo and the chaos run. */
+  static final String CLIENT_USER = "admin";
   private final ClusterLayout layout;
 
   SiteFiles(ClusterLayout layout) {
@@ -65,6 +73,9 @@ final class SiteFiles {
         log4j.logger.org.apache.hadoop.metrics2=WARN
         log4j.logger.org.apache.hadoop.util.NativeCodeLoader=ERROR
         """);
+    if (layout.secure()) {
+      writeKerberos(role, conf);
+    }
     if (role.equals("zookeeper")) {
       Files.writeString(conf.resolve("zoo.cfg"), String.join("\n",
           "dataDir=" + data,
@@ -82,7 +93,57 @@ final class SiteFiles {
     Map<String, String> c = new LinkedHashMap<>();
     c.put("fs.defaultFS", "hdfs://127.0.0.1:" + layout.nameNodePort());
     c.put("hadoop.tmp.dir", layout.roleDir(role).resolve("tmp").toString());
+    c.putAll(kerberos());
     return c;
+  }
+
+  /** Everything a secure cluster's servers share (none for another cluster). */
+  private Map<String, String> kerberos() {
+    return layout.secure()
+        ? KerberosSettings.services(REALM, keytab(layout).toString(), CLIENT_USER) : Map.of();
+  }
+
+  /** The KDC's settings, and the JAAS sections every server logs in to ZooKeeper with (or serves it with). */
+  private void writeKerberos(String role, Path conf) throws IOException {
+    if (role.equals(ClusterLayout.KDC)) {
+      Files.writeString(conf.resolve("minikdc.properties"), String.join("\n",
+          "org.name=EXAMPLE", "org.domain=COM", "kdc.bind.address=localhost",
+          "kdc.port=" + layout.ports(role).get("kerberos"), "debug=false", ""));
+      return;
+    }
+    String keytab = keytab(layout).toString();
+    Files.writeString(jaas(layout), "Server {\n" + login(KerberosSettings.principal("zookeeper", REALM), keytab)
+        + "};\nClient {\n" + login(KerberosSettings.principal("hbase", REALM), keytab) + "};\n");
+  }
+
+  private static String login(String principal, String keytab) {
+    return "  com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true"
+        + " useTicketCache=false doNotPrompt=true keyTab=\"" + keytab + "\" principal=\"" + principal + "\";\n";
+  }
+
+  /** The keytab the KDC writes: every service principal's, and the client user's. */
+  static Path keytab(ClusterLayout layout) {
+    return layout.dir().resolve("cluster.keytab");
+  }
+
+  /** The {@code krb5.conf} the KDC writes, naming its realm and port. */
+  static Path krb5Conf(ClusterLayout layout) {
+    return layout.roleDir(ClusterLayout.KDC).resolve("data").resolve("krb5.conf");
+  }
+
+  private static Path jaas(ClusterLayout layout) {
+    return layout.dir().resolve("jaas.conf");
+  }
+
+  /** The JVM flags of a secure cluster's server process {@code role}: where the KDC is, its JAAS sections. */
+  static List<String> kerberosFlags(ClusterLayout layout, String role) {
+    List<String> flags = new ArrayList<>(List.of("-Djava.security.krb5.conf=" + krb5Conf(layout),
+        "-Djava.security.auth.login.config=" + jaas(layout),
+        "-Dzookeeper.server.principal=" + KerberosSettings.principal("zookeeper", REALM)));
+    if (role.equals("zookeeper")) {
+      KerberosSettings.zookeeperServerProperties().forEach((k, v) -> flags.add("-D" + k + "=" + v));
+    }
+    return flags;
   }
 
   private Map<String, String> hdfs() {
@@ -102,6 +163,7 @@ final class SiteFiles {
     c.put("dfs.permissions.enabled", "false");
     // one DataNode: a pipeline cannot replace a failed one
     c.put("dfs.client.block.write.replace-datanode-on-failure.enable", "false");
+    c.putAll(kerberos());
     return c;
   }
 
@@ -130,6 +192,11 @@ final class SiteFiles {
     c.put("gstore.test.faults.enabled", "true"); // a test cluster: chaos runs partition servers and skew clocks
     // one range for all region servers of this host: each takes the first free port
     c.put("gstore.udp.port", layout.udpPorts()[0] + "-" + layout.udpPorts()[1]);
+    c.putAll(kerberos());
+    if (layout.secure()) {
+      c.put("hbase.coprocessor.master.classes", AccessController.class.getName() + ","
+          + c.get("hbase.coprocessor.master.classes"));
+    }
     c.putAll(layout.settings());
     return c;
   }
@@ -137,6 +204,12 @@ final class SiteFiles {
   /** What a client's {@code hbase-site.xml} holds. */
   Map<String, String> clientSettings() {
     Map<String, String> c = clusterWide();
+    if (layout.secure()) {
+      c.putAll(KerberosSettings.clients(REALM));
+      // HBase's client logs in from these when it connects (AuthUtil.loginClient)
+      c.put("hbase.client.keytab.file", keytab(layout).toString());
+      c.put("hbase.client.keytab.principal", CLIENT_USER + "@" + REALM);
+    }
     c.putAll(layout.settings());
     return c;
   }

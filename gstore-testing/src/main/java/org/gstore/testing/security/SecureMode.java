@@ -21,9 +21,7 @@ import org.apache.hadoop.security.UserGroupInformation;
 public final class SecureMode implements AutoCloseable {
   /** A user HBase takes as a superuser ({@code hbase.superuser}). */
   public static final String ADMIN = "admin";
-  private static final String[] ZOOKEEPER_PROPERTIES = {"zookeeper.authProvider.1",
-      "zookeeper.kerberos.removeHostFromPrincipal", "zookeeper.kerberos.removeRealmFromPrincipal",
-      "zookeeper.server.principal"};
+  private static final String ZOOKEEPER_SERVER_PRINCIPAL = "zookeeper.server.principal";
 
   private final KerberosRealm realm;
   private final JaasSections jaas;
@@ -40,52 +38,22 @@ public final class SecureMode implements AutoCloseable {
   public static SecureMode prepare(Configuration conf, File dir) throws Exception {
     KerberosRealm realm = KerberosRealm.start(dir);
     String hbase = realm.servicePrincipal("hbase");
-    String http = realm.servicePrincipal("HTTP");
     String zookeeper = realm.servicePrincipal("zookeeper");
     File services = realm.keytab("services", "hbase/" + KerberosRealm.HOST, "HTTP/" + KerberosRealm.HOST);
     File zookeeperKeytab = realm.keytab("zookeeper", "zookeeper/" + KerberosRealm.HOST);
 
-    // ZooKeeper: SASL authentication, and ACL ids without host and realm (sasl:hbase), as a real cluster sets
-    System.setProperty("zookeeper.authProvider.1", "org.apache.zookeeper.server.auth.SASLAuthenticationProvider");
-    System.setProperty("zookeeper.kerberos.removeHostFromPrincipal", "true");
-    System.setProperty("zookeeper.kerberos.removeRealmFromPrincipal", "true");
-    System.setProperty("zookeeper.server.principal", zookeeper);
+    KerberosSettings.zookeeperServerProperties().forEach(System::setProperty);
+    System.setProperty(ZOOKEEPER_SERVER_PRINCIPAL, zookeeper);
     JaasSections jaas = JaasSections.install(Map.of(
         "Server", KerberosRealm.keytabLogin(zookeeper, zookeeperKeytab),
         "Client", KerberosRealm.keytabLogin(hbase, services)));
 
-    conf.set("hadoop.security.authentication", "kerberos");
-    conf.set("hbase.security.authentication", "kerberos");
-    conf.setBoolean("hbase.security.authorization", true);
-    for (String role : new String[] {"master", "regionserver"}) {
-      conf.set("hbase." + role + ".kerberos.principal", hbase);
-      conf.set("hbase." + role + ".keytab.file", services.getAbsolutePath());
-    }
-    for (String role : new String[] {"namenode", "datanode"}) {
-      conf.set("dfs." + role + ".kerberos.principal", hbase);
-      conf.set("dfs." + role + ".keytab.file", services.getAbsolutePath());
-    }
-    conf.set("dfs.web.authentication.kerberos.principal", http);
-    conf.set("dfs.web.authentication.kerberos.keytab", services.getAbsolutePath());
-    conf.setBoolean("dfs.block.access.token.enable", true);
-    // a real cluster's datanodes use privileged ports or SASL with HTTPS; a test's may not
-    conf.setBoolean("ignore.secure.ports.for.testing", true);
-    conf.set("hbase.rpc.protection", "privacy");
-    conf.set("hadoop.rpc.protection", "privacy");
-    conf.set("hbase.superuser", ADMIN);
-    String accessController = AccessController.class.getName();
-    conf.set(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY, withFirst(accessController,
-        conf.get(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY)));
-    conf.set(CoprocessorHost.REGION_COPROCESSOR_CONF_KEY, withFirst(accessController,
-        conf.get(CoprocessorHost.REGION_COPROCESSOR_CONF_KEY)));
-    conf.set(CoprocessorHost.REGIONSERVER_COPROCESSOR_CONF_KEY, withFirst(accessController,
-        conf.get(CoprocessorHost.REGIONSERVER_COPROCESSOR_CONF_KEY)));
+    String masterCoprocessors = conf.get(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY);
+    KerberosSettings.services(realm.name(), services.getAbsolutePath(), ADMIN).forEach(conf::set);
+    conf.set(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY, AccessController.class.getName()
+        + (masterCoprocessors == null || masterCoprocessors.isBlank() ? "" : "," + masterCoprocessors));
     UserGroupInformation.setConfiguration(conf);
     return new SecureMode(realm, jaas, conf);
-  }
-
-  private static String withFirst(String first, String list) {
-    return list == null || list.isBlank() ? first : first + "," + list;
   }
 
   /** The realm. */
@@ -125,9 +93,8 @@ public final class SecureMode implements AutoCloseable {
       jaas.uninstall();
       realm.close();
     } finally {
-      for (String property : ZOOKEEPER_PROPERTIES) {
-        System.clearProperty(property);
-      }
+      KerberosSettings.zookeeperServerProperties().keySet().forEach(System::clearProperty);
+      System.clearProperty(ZOOKEEPER_SERVER_PRINCIPAL);
       UserGroupInformation.reset();
     }
   }

@@ -204,6 +204,7 @@ class SecureClusterIT {
     taps.forEach(tap -> frames.addAll(tap.captured()));
     DatagramCodec codec = new DatagramCodec(cluster.clusterSecret(), 60_000);
     List<Message> messages = new ArrayList<>();
+    java.util.Set<String> senders = new java.util.HashSet<>();
     for (byte[] frame : frames) {
       assertThat(new String(frame, 0, 2, StandardCharsets.ISO_8859_1)).as("an encrypted frame").isEqualTo("GP");
       String wire = new String(frame, StandardCharsets.ISO_8859_1);
@@ -213,9 +214,14 @@ class SecureClusterIT {
       }
       Datagram d = codec.decode(frame, 0, frame.length);
       messages.addAll(d.messages());
+      if (d.messages().stream().anyMatch(m -> m.group().id().name().equals("whispered-name"))) {
+        senders.add(d.from().value());
+      }
     }
     assertThat(messages).as("the tap saw the create's and the delete's messages, which name the rows")
         .anyMatch(m -> m.group().id().name().equals("whispered-name"));
+    assertThat(senders).as("from both servers: the leader's joins and deletes, the member server's answers")
+        .hasSize(2);
   }
 
   @Test
@@ -239,6 +245,8 @@ class SecureClusterIT {
     anonymous.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "false");
     for (ZKClientConfig who : List.of(asAlice, anonymous)) {
       try (ZooKeeper zk = session(who)) {
+        assertThat(zk.whoAmI()).as("who ZooKeeper takes the session for").extracting(c -> c.getAuthScheme()
+            + ":" + c.getUser()).contains(who == asAlice ? "sasl:alice-zk" : "ip:127.0.0.1");
         assertThat(zk.getData(aClaim, false, null)).as("claims stay readable, for gstore status").isNotNull();
         assertThatThrownBy(() -> zk.setData(aClaim, "forged=9223372036854775807".getBytes(StandardCharsets.UTF_8),
             -1)).isInstanceOf(KeeperException.NoAuthException.class);
@@ -257,13 +265,19 @@ class SecureClusterIT {
   void aServerWhoseZooKeeperLoginFailsSaysSoAndDoesNotStartGStore() throws Exception {
     cluster.secureMode().jaas().put("Broken", KerberosRealm.keytabLogin(
         cluster.secureMode().realm().servicePrincipal("hbase"), new java.io.File("/nonexistent.keytab")));
-    Configuration conf = new Configuration(cluster.getConfiguration());
-    conf.set(HConstants.ZK_CFG_PROPERTY_PREFIX + ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, "Broken");
-    try (PeerRegistry peers = new PeerRegistry(conf)) {
-      assertThatThrownBy(() -> peers.register(new org.gstore.common.protocol.NodeId("broken,1,1"),
-          new java.net.InetSocketAddress("127.0.0.1", 1))).isInstanceOf(IOException.class)
-          .hasMessageContaining("could not authenticate to ZooKeeper").hasMessageContaining("JAAS")
-          .hasMessageContaining("keytab");
+    Configuration noKeytab = new Configuration(cluster.getConfiguration());
+    noKeytab.set(HConstants.ZK_CFG_PROPERTY_PREFIX + ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, "Broken");
+    // a login that works, for a ZooKeeper principal the KDC does not know: refused once connected
+    Configuration wrongServer = new Configuration(cluster.getConfiguration());
+    wrongServer.set(HConstants.ZK_CFG_PROPERTY_PREFIX + ZKClientConfig.ZOOKEEPER_SERVER_PRINCIPAL,
+        cluster.secureMode().realm().servicePrincipal("nosuchservice"));
+    for (Configuration conf : List.of(noKeytab, wrongServer)) {
+      try (PeerRegistry peers = new PeerRegistry(conf)) {
+        assertThatThrownBy(() -> peers.register(new org.gstore.common.protocol.NodeId("broken,1,1"),
+            new java.net.InetSocketAddress("127.0.0.1", 1))).isInstanceOf(IOException.class)
+            .hasMessageContaining("could not authenticate to ZooKeeper").hasMessageContaining("JAAS")
+            .hasMessageContaining("keytab");
+      }
     }
     try (ZooKeeper hbase = TestZooKeeper.session(cluster.getConfiguration())) {
       assertThat(hbase.exists(peersPath() + "/broken,1,1", false)).as("published nothing").isNull();
@@ -319,10 +333,13 @@ class SecureClusterIT {
     }
   }
 
+  /** A session of {@code config}'s identity, once it is authenticated (or connected, without SASL). */
   private static ZooKeeper session(ZKClientConfig config) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
+    Watcher.Event.KeeperState usable = config.isSaslClientEnabled() ? Watcher.Event.KeeperState.SaslAuthenticated
+        : Watcher.Event.KeeperState.SyncConnected;
     ZooKeeper zk = new ZooKeeper(ZKConfig.getZKQuorumServersString(cluster.getConfiguration()), 30_000, e -> {
-      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+      if (e.getState() == usable) {
         connected.countDown();
       }
     }, config);

@@ -67,6 +67,29 @@ class PrivateDatagramsTest {
   }
 
   @Test
+  void threadsSealingAtOnceNeverShareANonce() throws Exception {
+    Set<String> nonces = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        done.add(threads.submit(() -> {
+          for (int i = 0; i < 2_000; i++) {
+            byte[] frame = PRIVATE.encode(datagram());
+            nonces.add(new String(frame, FrameSeal.HEADER, 12, StandardCharsets.ISO_8859_1));
+          }
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    assertThat(nonces).hasSize(8_000);
+  }
+
+  @Test
   void anyFlippedBitIsDetected() {
     byte[] frame = PRIVATE.encode(datagram());
     for (int i = 0; i < frame.length; i++) {

@@ -86,7 +86,7 @@ public record GStoreConfig(
   /**
    * How datagrams are protected: {@code privacy} (encrypted, so row keys and group names stay off the network),
    * {@code integrity} (authenticated, in clear) or {@code auto} (the default: {@code privacy} when HBase's own RPC
-   * is, {@code hbase.rpc.protection=privacy}).
+   * is encrypted, by {@code hbase.rpc.protection=privacy} or TLS).
    */
   public static final String UDP_PROTECTION = "gstore.udp.protection";
   public static final String RETRY_INITIAL_MS = "gstore.protocol.retry.initial.ms";
@@ -267,12 +267,20 @@ public record GStoreConfig(
         yield DatagramProtection.PRIVACY;
       }
       case "integrity" -> DatagramProtection.INTEGRITY;
-      // HBase takes a list (a server may accept several qualities of protection): any privacy in it counts
-      case "auto" -> encryptable && java.util.Arrays.stream(conf.getTrimmedStrings("hbase.rpc.protection"))
-          .anyMatch("privacy"::equalsIgnoreCase) ? DatagramProtection.PRIVACY : DatagramProtection.INTEGRITY;
+      case "auto" -> encryptable && rpcEncrypted(conf) ? DatagramProtection.PRIVACY : DatagramProtection.INTEGRITY;
       default -> throw new IllegalArgumentException(UDP_PROTECTION + " must be auto, privacy or integrity, not '"
           + raw + "'");
     };
+  }
+
+  /**
+   * Whether HBase encrypts its RPC: SASL's {@code privacy} (or its other name, {@code auth-conf}) among the
+   * qualities {@code hbase.rpc.protection} lists, or TLS for HBase's RPC server.
+   */
+  static boolean rpcEncrypted(Configuration conf) {
+    return java.util.Arrays.stream(conf.getTrimmedStrings("hbase.rpc.protection"))
+        .anyMatch(q -> q.equalsIgnoreCase("privacy") || q.equalsIgnoreCase("auth-conf"))
+        || conf.getBoolean("hbase.server.netty.tls.enabled", false);
   }
 
   private static boolean protocolLogged(Configuration conf) {

@@ -42,6 +42,8 @@ public final class PeerRegistry implements Closeable {
   private final String quorum;
   private final String peersPath;
   private final List<ACL> acl;
+  /** ZooKeeper authenticates callers (SASL): G-Store's session must authenticate before it writes a znode. */
+  private final boolean secure;
   private final Map<NodeId, InetSocketAddress> addresses = new ConcurrentHashMap<>();
   private volatile ZooKeeper zk;
   private volatile boolean closed;
@@ -59,7 +61,10 @@ public final class PeerRegistry implements Closeable {
     this.quorum = ZKConfig.getZKQuorumServersString(conf);
     String parent = conf.get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT);
     this.peersPath = parent + "/gstore/peers";
-    this.acl = acl(ZKAuthentication.isSecureZooKeeper(conf), conf.getTrimmedStrings("hbase.superuser"));
+    this.secure = ZKAuthentication.isSecureZooKeeper(conf);
+    // read as HBase reads it for its own ACLs (split on commas, not trimmed): the same users, no more
+    this.acl = acl(secure, conf.getStrings(org.apache.hadoop.hbase.security.Superusers.SUPERUSER_CONF_KEY,
+        new String[0]));
   }
 
   /**
@@ -91,29 +96,39 @@ public final class PeerRegistry implements Closeable {
   }
 
   private synchronized void connectAndPublish() throws IOException {
-    CountDownLatch connected = new CountDownLatch(1);
+    org.apache.zookeeper.client.ZKClientConfig clientConfig = ZKConfig.getZKClientConfig(conf);
+    // on a secure ZooKeeper the session is usable once SASL is done, which comes after SyncConnected
+    Watcher.Event.KeeperState usable = secure && clientConfig.isSaslClientEnabled()
+        ? Watcher.Event.KeeperState.SaslAuthenticated : Watcher.Event.KeeperState.SyncConnected;
+    CountDownLatch ready = new CountDownLatch(1);
     java.util.concurrent.atomic.AtomicBoolean authFailed = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicBoolean live = new java.util.concurrent.atomic.AtomicBoolean();
     // HBase's own ZooKeeper client settings (SASL login section, TLS), as its own sessions use them
     ZooKeeper client = new ZooKeeper(quorum, SESSION_TIMEOUT_MS, event -> {
-      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      } else if (event.getState() == Watcher.Event.KeeperState.AuthFailed) {
+      Watcher.Event.KeeperState state = event.getState();
+      if (state == usable) {
+        ready.countDown();
+      } else if (state == Watcher.Event.KeeperState.AuthFailed) {
         authFailed.set(true);
-        connected.countDown();
-      } else if (event.getState() == Watcher.Event.KeeperState.Expired && !closed) {
+        ready.countDown();
+        if (live.get() && !closed) {
+          // a session that fails SASL on a reconnect sends no Expired: it is dead all the same
+          LOG.error("G-Store's ZooKeeper session failed to authenticate again (SASL); publishing {} again", self);
+          reconnecting.execute(this::reconnectUntilPublished);
+        }
+      } else if (state == Watcher.Event.KeeperState.Expired && !closed) {
         LOG.warn("G-Store peer registry session expired; publishing {} again", self);
         reconnecting.execute(this::reconnectUntilPublished);
       }
-    }, ZKConfig.getZKClientConfig(conf));
+    }, clientConfig);
     boolean published = false;
     try {
-      if (!connected.await(SESSION_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
-        throw new IOException("could not connect to ZooKeeper at " + quorum);
+      if (!ready.await(SESSION_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+        throw new IOException("could not connect to ZooKeeper at " + quorum
+            + (usable == Watcher.Event.KeeperState.SaslAuthenticated ? " and authenticate (SASL)" : ""));
       }
       if (authFailed.get()) {
-        throw new IOException("G-Store could not authenticate to ZooKeeper at " + quorum + " (SASL): check the"
-            + " region server's JAAS login section (zookeeper.sasl.clientconfig, 'Client' by default), its keytab"
-            + " and principal; G-Store does not start without it (docs/operations.md, \"Secure clusters\")");
+        throw new IOException(authFailedMessage());
       }
       createParents(client);
       String path = peersPath + "/" + self.value();
@@ -126,10 +141,13 @@ public final class PeerRegistry implements Closeable {
       ZooKeeper old = zk;
       zk = client;
       published = true;
+      live.set(true);
       addresses.keySet().removeIf(n -> !n.equals(self)); // the old session's watches are gone
       if (old != null) {
         old.close();
       }
+    } catch (KeeperException.AuthFailedException e) {
+      throw new IOException(authFailedMessage(), e);
     } catch (KeeperException.NoAuthException | KeeperException.InvalidACLException e) {
       throw new IOException(refusedMessage(e.getPath()), e);
     } catch (KeeperException e) {
@@ -174,6 +192,13 @@ public final class PeerRegistry implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  private String authFailedMessage() {
+    return "G-Store could not authenticate to ZooKeeper at " + quorum + " (SASL): check the region server's JAAS"
+        + " login section (zookeeper.sasl.clientconfig, 'Client' by default), its keytab and principal, and the"
+        + " ZooKeeper servers' principal (zookeeper.server.principal); G-Store does not start without it"
+        + " (docs/operations.md, \"Secure clusters\")";
   }
 
   /**

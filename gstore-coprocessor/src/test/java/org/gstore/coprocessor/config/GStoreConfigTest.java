@@ -51,6 +51,13 @@ class GStoreConfigTest {
     conf.set("hbase.rpc.protection", "authentication,privacy");
     assertThat(GStoreConfig.from(conf).datagramProtection()).as("auto follows any privacy HBase's RPC takes")
         .isEqualTo(DatagramProtection.PRIVACY);
+    conf.set("hbase.rpc.protection", "auth-conf");
+    assertThat(GStoreConfig.from(conf).datagramProtection()).as("SASL's other name for privacy")
+        .isEqualTo(DatagramProtection.PRIVACY);
+    conf.set("hbase.rpc.protection", "authentication");
+    conf.setBoolean("hbase.server.netty.tls.enabled", true);
+    assertThat(GStoreConfig.from(conf).datagramProtection()).as("RPC over TLS").isEqualTo(DatagramProtection.PRIVACY);
+    conf.unset("hbase.server.netty.tls.enabled");
     conf.set(GStoreConfig.UDP_PROTECTION, "integrity");
     assertThat(GStoreConfig.from(conf).datagramProtection()).isEqualTo(DatagramProtection.INTEGRITY);
     conf.unset("hbase.rpc.protection");

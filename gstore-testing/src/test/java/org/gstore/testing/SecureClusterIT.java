@@ -226,6 +226,36 @@ class SecureClusterIT {
 
   @Test
   @Order(4)
+  void aPeerThatSendsInClearIsTakenButCounted() throws Exception {
+    long before = receivedInClear();
+    Datagram clear = new Datagram(new org.gstore.common.protocol.NodeId("a-peer-left-on-integrity"),
+        new org.gstore.common.protocol.NodeId("nobody"), List.of(), List.of());
+    byte[] frame = new DatagramCodec(cluster.clusterSecret(), 60_000).encode(clear);
+    try (ZooKeeper hbase = TestZooKeeper.session(cluster.getConfiguration());
+        java.net.DatagramSocket socket = new java.net.DatagramSocket()) {
+      String peer = hbase.getChildren(peersPath(), false).get(0);
+      String hostPort = new String(hbase.getData(peersPath() + "/" + peer, false, null), StandardCharsets.UTF_8);
+      int colon = hostPort.lastIndexOf(':');
+      socket.send(new java.net.DatagramPacket(frame, frame.length, new java.net.InetSocketAddress(
+          hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)))));
+    }
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> receivedInClear() > before);
+  }
+
+  private static long receivedInClear() {
+    long total = 0;
+    for (org.apache.hadoop.hbase.metrics.MetricRegistry registry
+        : org.apache.hadoop.hbase.metrics.MetricRegistries.global().getMetricRegistries()) {
+      if (registry.getMetricRegistryInfo().getMetricsJmxContext().contains("GStoreRegionCoprocessor")) {
+        total += registry.get("datagramsReceivedInClear")
+            .map(m -> ((org.apache.hadoop.hbase.metrics.Counter) m).getCount()).orElse(0L);
+      }
+    }
+    return total;
+  }
+
+  @Test
+  @Order(5)
   void onlyHBaseMayCreateChangeOrDeleteGStoresZnodes() throws Exception {
     String persisted = gstorePath() + "/persisted";
     String aClaim;
@@ -261,7 +291,7 @@ class SecureClusterIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void aServerWhoseZooKeeperLoginFailsSaysSoAndDoesNotStartGStore() throws Exception {
     cluster.secureMode().jaas().put("Broken", KerberosRealm.keytabLogin(
         cluster.secureMode().realm().servicePrincipal("hbase"), new java.io.File("/nonexistent.keytab")));
@@ -285,7 +315,7 @@ class SecureClusterIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void aCrashedLeadersAcknowledgedCommitsAreReplayedFromItsWalOnKerberizedHdfs() throws Exception {
     List<byte[]> rows = TestRows.rows(30, 10);
     as(alice, (c, t) -> {

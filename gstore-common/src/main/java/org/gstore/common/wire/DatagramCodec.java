@@ -143,6 +143,11 @@ public final class DatagramCodec {
     this.clock = clock;
   }
 
+  /** Whether the frame at {@code offset} (one {@link #decode} took) came in clear, not encrypted. */
+  public static boolean isClear(byte[] frame, int offset) {
+    return frame[offset + 1] == 'S';
+  }
+
   /** How the datagrams this codec sends are protected. */
   public DatagramProtection protection() {
     return sending == encrypted ? DatagramProtection.PRIVACY : DatagramProtection.INTEGRITY;

@@ -19,6 +19,8 @@ import org.gstore.recovery.ShipmentLedger;
 public final class GStoreMetrics {
   private final Counter datagramsSent;
   private final Counter datagramsReceived;
+  /** Authentic datagrams received in clear by a server that sends them encrypted: a peer leaks what they say. */
+  private final Counter datagramsReceivedInClear;
   private final Map<Reason, Counter> datagramsDropped = new EnumMap<>(Reason.class);
   private final Counter stateWrites;
   private final Counter stateWriteFailures;
@@ -43,6 +45,7 @@ public final class GStoreMetrics {
   public GStoreMetrics(MetricRegistry registry) {
     datagramsSent = registry.counter("datagramsSent");
     datagramsReceived = registry.counter("datagramsReceived");
+    datagramsReceivedInClear = registry.counter("datagramsReceivedInClear");
     for (Reason r : Reason.values()) {
       datagramsDropped.put(r, registry.counter("datagramsDropped" + camel(r.name())));
     }
@@ -181,6 +184,11 @@ public final class GStoreMetrics {
 
   public void datagramSent() {
     datagramsSent.increment();
+  }
+
+  /** An authentic datagram came in clear while this server sends encrypted ones. */
+  public void datagramReceivedInClear() {
+    datagramsReceivedInClear.increment();
   }
 
   public void datagramReceived() {

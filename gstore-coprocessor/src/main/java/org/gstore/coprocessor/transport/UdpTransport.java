@@ -20,6 +20,7 @@ import org.apache.hbase.thirdparty.io.netty.channel.socket.nio.NioDatagramChanne
 import org.apache.hbase.thirdparty.io.netty.util.concurrent.DefaultThreadFactory;
 import org.gstore.common.protocol.Datagram;
 import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.DatagramProtection;
 import org.gstore.common.wire.DatagramRejectedException;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.slf4j.Logger;
@@ -39,6 +40,8 @@ public final class UdpTransport implements Closeable {
   private final GStoreMetrics metrics;
   private final EventLoopGroup group;
   private Channel channel;
+  /** When a clear datagram was last warned of (the transport thread's own). */
+  private long lastClearWarning = System.nanoTime() - TimeUnit.HOURS.toNanos(1);
 
   public UdpTransport(DatagramCodec codec, GStoreMetrics metrics) {
     this.codec = codec;
@@ -102,10 +105,29 @@ public final class UdpTransport implements Closeable {
       return;
     }
     metrics.datagramReceived();
+    if (codec.protection() == DatagramProtection.PRIVACY && DatagramCodec.isClear(bytes, 0)) {
+      warnOfClearPeer(d);
+    }
     try {
       onDatagram.accept(d);
     } catch (RuntimeException e) {
       LOG.error("G-Store could not handle a datagram from {}", d.from(), e);
+    }
+  }
+
+  /**
+   * A peer sends in clear what this server encrypts (a server left on {@code integrity}, or whose configuration
+   * lacks {@code hbase.rpc.protection=privacy}, or one of a rolling restart): taken, counted, and logged at most
+   * once a minute, so an operator can find it.
+   */
+  private void warnOfClearPeer(Datagram d) {
+    metrics.datagramReceivedInClear();
+    long now = System.nanoTime();
+    if (now - lastClearWarning > TimeUnit.MINUTES.toNanos(1)) {
+      lastClearWarning = now;
+      LOG.warn("G-Store peer {} sends its datagrams in clear while this server encrypts them (row keys cross the"
+          + " network readable): set gstore.udp.protection (or hbase.rpc.protection=privacy) on it as here",
+          d.from());
     }
   }
 

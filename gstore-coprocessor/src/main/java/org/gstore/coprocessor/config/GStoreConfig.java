@@ -219,7 +219,7 @@ public record GStoreConfig(
         maxBytes,
         longIn(conf, DATAGRAM_FRESHNESS_MS, DatagramCodec.DEFAULT_FRESHNESS_MILLIS, 0, 3_600_000),
         wireVersion,
-        datagramProtection(conf, wireVersion),
+        UdpProtection.resolve(conf, wireVersion),
         protocol,
         longIn(conf, ENDPOINT_WAIT_MS, 20_000, 10, 600_000),
         conf.getTrimmed(WAL_DIR, ""),
@@ -247,40 +247,6 @@ public record GStoreConfig(
         protocolLogged(conf),
         longIn(conf, PROTOCOL_CHECKPOINT_DELAY_MS, 0, 0, 24L * 3_600_000),
         bool(conf, TEST_FAULTS_ENABLED));
-  }
-
-  /**
-   * {@link #UDP_PROTECTION}, {@code auto} resolved against {@code hbase.rpc.protection} and the wire version: while a
-   * rolling upgrade from a release without encrypted datagrams runs, {@code auto} sends them in clear.
-   */
-  private static DatagramProtection datagramProtection(Configuration conf, int wireVersion) {
-    String raw = conf.getTrimmed(UDP_PROTECTION, "auto").toLowerCase(java.util.Locale.ROOT);
-    boolean encryptable = wireVersion >= DatagramCodec.PRIVATE_SINCE;
-    return switch (raw) {
-      case "privacy" -> {
-        if (!encryptable) {
-          throw new IllegalArgumentException(UDP_PROTECTION + "=privacy needs wire version "
-              + DatagramCodec.PRIVATE_SINCE + " or newer, but " + WIRE_VERSION + " is " + wireVersion + " (servers"
-              + " of a release that cannot read encrypted datagrams still run): leave it at auto, or finish the"
-              + " upgrade first");
-        }
-        yield DatagramProtection.PRIVACY;
-      }
-      case "integrity" -> DatagramProtection.INTEGRITY;
-      case "auto" -> encryptable && rpcEncrypted(conf) ? DatagramProtection.PRIVACY : DatagramProtection.INTEGRITY;
-      default -> throw new IllegalArgumentException(UDP_PROTECTION + " must be auto, privacy or integrity, not '"
-          + raw + "'");
-    };
-  }
-
-  /**
-   * Whether HBase encrypts its RPC: SASL's {@code privacy} (or its other name, {@code auth-conf}) among the
-   * qualities {@code hbase.rpc.protection} lists, or TLS for HBase's RPC server.
-   */
-  static boolean rpcEncrypted(Configuration conf) {
-    return java.util.Arrays.stream(conf.getTrimmedStrings("hbase.rpc.protection"))
-        .anyMatch(q -> q.equalsIgnoreCase("privacy") || q.equalsIgnoreCase("auth-conf"))
-        || conf.getBoolean("hbase.server.netty.tls.enabled", false);
   }
 
   private static boolean protocolLogged(Configuration conf) {

@@ -205,7 +205,7 @@ public final class PeerRegistry implements Closeable {
    * What to do when ZooKeeper refuses G-Store's znode to this server: on a secure ZooKeeper every region server
    * must authenticate as the one id that created G-Store's znodes.
    */
-  public static String refusedMessage(String path) {
+  private static String refusedMessage(String path) {
     return "ZooKeeper refused this region server access to G-Store's znode " + path + ": on a secure ZooKeeper"
         + " every region server must authenticate as the same id, the one that created G-Store's znodes (run the"
         + " ZooKeeper servers with kerberos.removeHostFromPrincipal=true and kerberos.removeRealmFromPrincipal=true,"

@@ -207,6 +207,11 @@ public final class ProcessCluster {
     if (role.equals("namenode")) {
       formatOnce(jvmFlags(role));
     }
+    if (role.equals(ClusterLayout.KDC)) {
+      // a KDC makes new keys each start: wait for its keytab, not the one of the last start
+      Files.deleteIfExists(SiteFiles.keytab(layout));
+      Files.deleteIfExists(SiteFiles.krb5Conf(layout));
+    }
     Process process = node.start(jvmFlags(role), main.className(), main.args());
     switch (role) {
       case ClusterLayout.KDC -> await(node, process, "the KDC", () -> Files.exists(SiteFiles.keytab(layout))

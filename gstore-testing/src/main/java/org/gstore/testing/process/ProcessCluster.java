@@ -102,17 +102,7 @@ public final class ProcessCluster {
    * {@code hbase-site.xml} logs in with); empty for another cluster.
    */
   public java.util.Optional<String> kerberosInstructions() {
-    if (!layout.secure()) {
-      return java.util.Optional.empty();
-    }
-    return java.util.Optional.of("Kerberos realm " + SiteFiles.REALM + ", KDC on localhost:"
-        + layout.ports(ClusterLayout.KDC).get("kerberos") + "; clients log in as " + SiteFiles.CLIENT_USER + "@"
-        + SiteFiles.REALM + " (an HBase superuser) from " + SiteFiles.keytab(layout) + ", as the client"
-        + " hbase-site.xml says. Tell the JVM where the KDC is:\n"
-        + "  export GSTORE_OPTS=-Djava.security.krb5.conf=" + SiteFiles.krb5Conf(layout) + "\n"
-        + "  ./gstore demo --conf " + layout.clientSite() + "\n"
-        + "or, with MIT Kerberos' tools: KRB5_CONFIG=" + SiteFiles.krb5Conf(layout) + " kinit -kt "
-        + SiteFiles.keytab(layout) + " " + SiteFiles.CLIENT_USER + "@" + SiteFiles.REALM);
+    return layout.secure() ? java.util.Optional.of(SiteFiles.kerberosInstructions(layout)) : java.util.Optional.empty();
   }
 
   /** Starts one role (after a kill, say) and waits until it serves. */

@@ -135,6 +135,18 @@ final class SiteFiles {
     return layout.dir().resolve("jaas.conf");
   }
 
+  /** How a user reaches a secure cluster: the JVM flag that names the KDC, who the client logs in as, from where. */
+  static String kerberosInstructions(ClusterLayout layout) {
+    String user = CLIENT_USER + "@" + REALM;
+    return "Kerberos realm " + REALM + ", KDC on localhost:" + layout.ports(ClusterLayout.KDC).get("kerberos")
+        + "; clients log in as " + user + " (an HBase superuser) from " + keytab(layout) + ", as the client"
+        + " hbase-site.xml says. Tell the JVM where the KDC is:\n"
+        + "  export GSTORE_OPTS=-Djava.security.krb5.conf=" + krb5Conf(layout) + "\n"
+        + "  ./gstore demo --conf " + layout.clientSite() + "\n"
+        + "or, with MIT Kerberos' tools: KRB5_CONFIG=" + krb5Conf(layout) + " kinit -kt " + keytab(layout) + " "
+        + user;
+  }
+
   /** The JVM flags of a secure cluster's server process {@code role}: where the KDC is, its JAAS sections. */
   static List<String> kerberosFlags(ClusterLayout layout, String role) {
     List<String> flags = new ArrayList<>(List.of("-Djava.security.krb5.conf=" + krb5Conf(layout),

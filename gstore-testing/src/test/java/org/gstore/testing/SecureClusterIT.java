@@ -189,15 +189,18 @@ class SecureClusterIT {
     List<byte[]> rows = TestRows.rows(20, 10);
     List<DatagramTap> taps = new ArrayList<>();
     try (ZooKeeper hbase = TestZooKeeper.session(cluster.getConfiguration())) {
-      for (String peer : hbase.getChildren(peersPath(), false)) {
-        taps.add(DatagramTap.on(hbase, peersPath() + "/" + peer));
-      }
-      as(alice, (c, t) -> {
-        c.createGroup(GroupSpec.builder().id("whispered-name").members(ACCOUNTS, rows).build()).delete();
-        return null;
-      });
-      for (DatagramTap tap : taps) {
-        tap.close();
+      try {
+        for (String peer : hbase.getChildren(peersPath(), false)) {
+          taps.add(DatagramTap.on(hbase, peersPath() + "/" + peer));
+        }
+        as(alice, (c, t) -> {
+          c.createGroup(GroupSpec.builder().id("whispered-name").members(ACCOUNTS, rows).build()).delete();
+          return null;
+        });
+      } finally {
+        for (DatagramTap tap : taps) {
+          tap.close(); // the peers' own addresses back, whatever happened: later tests need them
+        }
       }
     }
     List<byte[]> frames = new ArrayList<>();

@@ -149,7 +149,7 @@ public final class PeerRegistry implements Closeable {
     } catch (KeeperException.AuthFailedException e) {
       throw new IOException(authFailedMessage(), e);
     } catch (KeeperException.NoAuthException | KeeperException.InvalidACLException e) {
-      throw new IOException(refusedMessage(e.getPath()), e);
+      throw new IOException(org.gstore.recovery.hbase.RecoveryZnodes.refusedMessage(e.getPath()), e);
     } catch (KeeperException e) {
       throw new IOException("could not publish the G-Store peer address in ZooKeeper", e);
     } catch (InterruptedException e) {
@@ -199,18 +199,6 @@ public final class PeerRegistry implements Closeable {
         + " login section (zookeeper.sasl.clientconfig, 'Client' by default), its keytab and principal, and the"
         + " ZooKeeper servers' principal (zookeeper.server.principal); G-Store does not start without it"
         + " (docs/operations.md, \"Secure clusters\")";
-  }
-
-  /**
-   * What to do when ZooKeeper refuses G-Store's znode to this server: on a secure ZooKeeper every region server
-   * must authenticate as the one id that created G-Store's znodes.
-   */
-  private static String refusedMessage(String path) {
-    return "ZooKeeper refused this region server access to G-Store's znode " + path + ": on a secure ZooKeeper"
-        + " every region server must authenticate as the same id, the one that created G-Store's znodes (run the"
-        + " ZooKeeper servers with kerberos.removeHostFromPrincipal=true and kerberos.removeRealmFromPrincipal=true,"
-        + " as HBase asks, so that hbase/<host>@REALM is 'hbase' on every host); a SASL login that failed has the"
-        + " same effect (docs/operations.md, \"Secure clusters\")";
   }
 
   private void createParents(ZooKeeper client) throws KeeperException, InterruptedException {

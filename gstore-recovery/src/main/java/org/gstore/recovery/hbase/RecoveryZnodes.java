@@ -226,6 +226,18 @@ public final class RecoveryZnodes implements ClaimStore {
     }
   }
 
+  /**
+   * What to do when ZooKeeper refuses this server one of G-Store's znodes: on a secure ZooKeeper every region
+   * server must authenticate as the one id that created them.
+   */
+  public static String refusedMessage(String path) {
+    return "ZooKeeper refused this region server access to G-Store's znode " + path + ": on a secure ZooKeeper"
+        + " every region server must authenticate as the same id, the one that created G-Store's znodes (run the"
+        + " ZooKeeper servers with kerberos.removeHostFromPrincipal=true and kerberos.removeRealmFromPrincipal=true,"
+        + " as HBase asks, so that hbase/<host>@REALM is 'hbase' on every host); a SASL login that failed has the"
+        + " same effect (docs/operations.md, \"Secure clusters\")";
+  }
+
   private interface ZkCall<T> {
     T run() throws KeeperException, InterruptedException, IOException;
   }
@@ -234,9 +246,7 @@ public final class RecoveryZnodes implements ClaimStore {
     try {
       return call.run();
     } catch (KeeperException.NoAuthException e) {
-      throw new IOException("ZooKeeper refused this region server G-Store's znode " + e.getPath() + ": on a secure"
-          + " ZooKeeper every region server must authenticate as the id that created them (docs/operations.md,"
-          + " \"Secure clusters\")", e);
+      throw new IOException(refusedMessage(e.getPath()), e);
     } catch (KeeperException e) {
       throw new IOException("G-Store recovery could not use ZooKeeper: " + e.getMessage(), e);
     } catch (InterruptedException e) {

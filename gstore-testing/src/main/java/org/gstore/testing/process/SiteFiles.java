@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.hbase.security.access.AccessController;
+import org.gstore.testing.security.KerberosRealm;
 import org.gstore.testing.security.KerberosSettings;
 
 /**
@@ -116,9 +117,13 @@ final class SiteFiles {
         + "};\nClient {\n" + login(KerberosSettings.principal("hbase", REALM), keytab) + "};\n");
   }
 
+  /** The JAAS file form of the login the mini cluster installs in code ({@link KerberosRealm#keytabLogin}). */
   private static String login(String principal, String keytab) {
-    return "  com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true"
-        + " useTicketCache=false doNotPrompt=true keyTab=\"" + keytab + "\" principal=\"" + principal + "\";\n";
+    javax.security.auth.login.AppConfigurationEntry entry = KerberosRealm.keytabLogin(principal,
+        new java.io.File(keytab));
+    StringBuilder line = new StringBuilder("  ").append(entry.getLoginModuleName()).append(" required");
+    entry.getOptions().forEach((k, v) -> line.append(' ').append(k).append("=\"").append(v).append('"'));
+    return line.append(";\n").toString();
   }
 
   /** The keytab the KDC writes: every service principal's, and the client user's. */

@@ -162,12 +162,12 @@ public final class GStoreClient implements Closeable {
     if (record.phase() != org.gstore.common.protocol.GroupPhase.ACTIVE) {
       throw new GroupNotFoundException("group " + id + " is " + record.phase().name().toLowerCase());
     }
-    return held(KeyGroup.from(this, record));
+    return held(KeyGroup.from(this, record), false);
   }
 
   /** A group this client renews the lease of from now on, until it is closed or the group deleted. */
-  private KeyGroup held(KeyGroup group) {
-    leases.hold(group);
+  private KeyGroup held(KeyGroup group, boolean justCreated) {
+    leases.hold(group, justCreated);
     return group;
   }
 
@@ -187,7 +187,7 @@ public final class GStoreClient implements Closeable {
       CreateGroupResponse response = call(leader, stub -> stub.createGroup(null, request));
       switch (response.getOutcome()) {
         case CREATED:
-          return held(KeyGroup.from(this, RecordCodec.fromProto(response.getGroup())));
+          return held(KeyGroup.from(this, RecordCodec.fromProto(response.getGroup())), true);
         case FAILED:
           throw new GroupCreationException("group " + id + ": " + response.getMessage(),
               response.hasGroup() ? KeyGroup.refusals(RecordCodec.fromProto(response.getGroup())) : Map.of());

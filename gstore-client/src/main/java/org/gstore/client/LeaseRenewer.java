@@ -23,17 +23,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Renews the leases of the groups a {@link GStoreClient} created or looked up, while it is open. Each group is due
- * every third of its lease (and at once when it is first held); a round, run every third of the shortest lease
- * held (at most every second), sends the due groups in one call per region server that leads any of them (to one
- * of their leader rows: the server answers for all the groups it leads). Calls to different servers run at the
- * same time, so a server that hangs delays only its own groups, and a server whose last call has not returned is
- * skipped. A group whose leader moved is located afresh; one that is gone (deleted, expired) or has no lease is
- * dropped. A failed call is retried at the next round: a lease outlives two missed renewals.
+ * every third of its lease (and at once when it is first held, unless just created: {@link #hold}); a round, run
+ * every third of the shortest lease held (at most every second), sends the due groups in one call per region
+ * server that leads any of them (to one of their leader rows: the server answers for all the groups it leads).
+ * Calls to different servers run at the same time, so a server that hangs delays only its own groups, and a server
+ * whose last call has not returned is skipped. A group whose leader moved is located afresh; one that is gone
+ * (deleted, expired) or has no lease is dropped. A failed call is retried at the next round: a lease outlives two
+ * missed renewals.
  */
 final class LeaseRenewer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseRenewer.class);
   private static final long MIN_PERIOD_MILLIS = 100;
   private static final long MAX_PERIOD_MILLIS = 1_000;
+  /**
+   * The shortest lease whose first renewal after a create waits a third of it: the rounds, at most
+   * {@link #MAX_PERIOD_MILLIS} apart, may send a renewal that late, and a third of this lease plus that still
+   * leaves half the lease. Shorter leases are renewed at once, as a looked-up group's.
+   */
+  static final java.time.Duration FIRST_RENEWAL_DELAYED_FROM = java.time.Duration.ofMillis(6 * MAX_PERIOD_MILLIS);
 
   private final LeaderServers servers;
   /** Who renews, for operators: this process and host, and which of its clients. */
@@ -72,19 +79,26 @@ final class LeaseRenewer implements Closeable {
     return t;
   }
 
-  /** Renews {@code group}'s lease from now on, if it has one; the first renewal goes at once. */
-  void hold(KeyGroup group) {
+  /**
+   * Renews {@code group}'s lease from now on, if it has one. The first renewal goes at once, unless this client has
+   * just created the group and its lease is long enough ({@link #FIRST_RENEWAL_DELAYED_FROM}): its leader started the
+   * lease when the group became active, so renewing it now would only cost a call, a lease write and a fence check
+   * per create; it is then due a third of a lease later, like every later renewal. A group looked up may be near
+   * its expiry: it is renewed at once.
+   */
+  void hold(KeyGroup group, boolean justCreated) {
     if (group.lease().isZero()) {
       return;
     }
     held.put(group.id(), new Hold(group.lease()));
-    dueAt.put(group.id(), System.nanoTime());
+    boolean delayed = justCreated && group.lease().compareTo(FIRST_RENEWAL_DELAYED_FROM) >= 0;
+    dueAt.put(group.id(), System.nanoTime() + (delayed ? group.lease().toNanos() / 3 : 0));
     try {
       synchronized (this) {
         if (!started) {
           started = true;
           rounds.schedule(this::roundSurvivingAnything, 0, TimeUnit.MILLISECONDS);
-        } else if (roundQueued.compareAndSet(false, true)) {
+        } else if (!delayed && roundQueued.compareAndSet(false, true)) {
           // a shorter lease than the rounds are paced for must not wait for them; one extra round serves many holds
           rounds.execute(() -> {
             roundQueued.set(false);

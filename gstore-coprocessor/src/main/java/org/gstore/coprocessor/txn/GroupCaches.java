@@ -46,6 +46,13 @@ public final class GroupCaches {
     }
   });
 
+  /**
+   * Groups with a commit in this server's WAL after their last persisted mark ({@link GroupHandover}): only they
+   * need one. A group that committed nothing here since its last mark (most games that end at once, every lifecycle
+   * of the group-create benchmark) would pay a WAL append and sync for a mark that filters nothing.
+   */
+  private final Set<GroupRef> unmarked = ConcurrentHashMap.newKeySet();
+
   /** The engine's record of a group. */
   public interface Lookup {
     Optional<GroupRecord> find(GroupId id) throws IOException;
@@ -59,6 +66,19 @@ public final class GroupCaches {
     this.loader = loader;
     this.groups = groups;
     this.leaderServedHere = leaderServedHere;
+  }
+
+  /** A commit of {@code group} is about to be appended to this server's WAL. */
+  void commitLogging(GroupRef group) {
+    unmarked.add(group);
+  }
+
+  /**
+   * Whether {@code group} has a commit in this server's WAL after its last persisted mark; if so, the caller logs
+   * one now, and gives it back ({@link #commitLogging}) if that fails.
+   */
+  boolean takeUnmarked(GroupRef group) {
+    return unmarked.remove(group);
   }
 
   /**

@@ -129,15 +129,24 @@ public final class GroupHandover {
   /**
    * Logs that every commit of the group so far is persisted in HBase, so that a replay of this log does not write
    * them again (see {@code ReplayFilter}). Not waited for: without the mark a replay writes them, as before. None
-   * while a commit of the group is quarantined.
+   * while a commit of the group is quarantined, and none if the group logged no commit here since its last mark.
    */
   private void logPersisted(GroupCache cache) {
     if (shipper.ledger().quarantineCause(cache.group).isPresent()) {
       return; // HBase lacks a commit of the group: a replay must still try it
     }
+    if (!caches.takeUnmarked(cache.group)) {
+      return; // no commit of the group after its last mark: nothing for a mark to filter
+    }
     byte[] mark = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
         .setCommitTs(cache.lastCommitTs()).setTxnId("").setPersistedMark(true).build().toByteArray();
-    wal.append(cache.group, mark).thenAccept(shipper::logged);
+    wal.append(cache.group, mark).whenComplete((position, failed) -> {
+      if (failed != null) {
+        caches.commitLogging(cache.group); // no mark after all: the next one must still be logged
+      } else {
+        shipper.logged(position);
+      }
+    });
   }
 
   /**

@@ -272,6 +272,7 @@ public final class TransactionManager {
     long commitTs = Math.max(cache.lastCommitTs() + 1, clock.getAsLong());
     WalRecordProto record = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
         .setCommitTs(commitTs).setTxnId(txnId).addAllWrites(writes).build();
+    caches.commitLogging(cache.group); // before the append: a mark must follow even if its fate is unknown
     CompletableFuture<WalPosition> append = wal.append(cache.group, record.toByteArray());
     WalPosition position;
     try {

@@ -62,7 +62,7 @@ public final class UpdateShipper implements Closeable {
   /** @param delayMillis test-only: how long every commit is held before it is shipped (0 in production) */
   public UpdateShipper(Connection connection, OwnerToken tokens, Durability durability, int streams,
       long delayMillis) {
-    this(new CommitApplier(connection, tokens, durability), new CommitApplier(connection, tokens, Durability.SYNC_WAL),
+    this(new CommitApplier(connection, tokens, durability), CommitApplier.persistingShipped(connection, tokens),
         durability == Durability.SYNC_WAL || durability == Durability.FSYNC_WAL, streams, delayMillis);
   }
 

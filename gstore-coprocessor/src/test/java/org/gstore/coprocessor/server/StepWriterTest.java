@@ -66,7 +66,10 @@ class StepWriterTest {
   /** What the fence check answers: null when this server is not fenced. */
   private volatile IOException fence;
   private final List<WalFencedException> stopped = new CopyOnWriteArrayList<>();
+  /** How many times the writer asked whether this server is fenced (each a NameNode call in a region server). */
+  private final AtomicInteger fenceChecks = new AtomicInteger();
   private final StepWriter writer = new StepWriter("test", store, () -> {
+    fenceChecks.incrementAndGet();
     if (fence != null) {
       throw fence;
     }
@@ -128,6 +131,21 @@ class StepWriterTest {
     assertThat(store.written.poll(10, TimeUnit.SECONDS)).as("written alone once no batch came")
         .containsExactly(active("g"));
     assertThat(answered).containsExactly("r0", "r1", "r2");
+  }
+
+  @Test
+  void aDeferredChangeWrittenAloneCostsOneFenceCheckAndAStepWithNoEffectNone() throws Exception {
+    store.permits.release(10);
+    writer.submit(step(List.of(), List.of(active("g")), "r1")); // CREATED leaves at once, after one check
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).as("written alone once no batch came")
+        .containsExactly(active("g"));
+    writer.barrier().get(10, TimeUnit.SECONDS); // a barrier is let out after a check of its own
+    assertThat(fenceChecks).as("CREATED's, the ACTIVE write's, the barrier's: none for the writer's wake-up")
+        .hasValue(3);
+
+    writer.submit(new Step(List.of(), List.of(), List.of(), List.of(), List.of())); // a duplicate, ignored
+    writer.barrier().get(10, TimeUnit.SECONDS);
+    assertThat(fenceChecks).as("only the barrier's: the step lets nothing out").hasValue(4);
   }
 
   @Test

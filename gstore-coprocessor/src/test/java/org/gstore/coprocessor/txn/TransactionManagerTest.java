@@ -236,6 +236,30 @@ class TransactionManagerTest {
   }
 
   @Test
+  void aPersistedMarkIsLoggedOnlyForAGroupThatLoggedACommitSinceItsLastOne() throws Exception {
+    completeAppendsAsTheyCome();
+    manager.read(ID, null, 0, List.of(ROW)); // loads the group; it commits nothing
+    handover.regionClosing(k -> true, () -> false);
+    assertThat(appendCount()).as("nothing of the group in the log: a mark would filter nothing").isZero();
+
+    blindCommit("t1", "1");
+    fastLog = false;
+    handover.regionClosing(k -> true, () -> false);
+    assertThat(appendCount()).as("the commit, and a mark after it").isEqualTo(2);
+    synchronized (appends) {
+      appends.get(1).completeExceptionally(new IOException("planted: the mark's append failed"));
+    }
+
+    completeAppendsAsTheyCome();
+    manager.read(ID, null, 0, List.of(ROW)); // loaded again; commits nothing this time
+    handover.regionClosing(k -> true, () -> false);
+    assertThat(appendCount()).as("the failed mark is owed: the commit before it still needs one").isEqualTo(3);
+    manager.read(ID, null, 0, List.of(ROW));
+    handover.regionClosing(k -> true, () -> false);
+    assertThat(appendCount()).as("that mark covers it").isEqualTo(3);
+  }
+
+  @Test
   void aBlindCommitRetriedAtTheGroupsNextLeaderIsNotAppliedTwice() throws Exception {
     CommitOutcome first = blindCommit("t1", "1");
     handover.regionClosing(k -> true, () -> false);

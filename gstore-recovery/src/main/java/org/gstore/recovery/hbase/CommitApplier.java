@@ -40,6 +40,8 @@ public final class CommitApplier implements CommitSink {
   private final Durability durability;
   /** How long one HBase batch may take, HBase's client retries included (0: the client's own setting). */
   private final int operationTimeoutMillis;
+  /** Whether {@link #apply} writes the commits' outcome rows first (all but {@link #persistingShipped}). */
+  private final boolean writesOutcomes;
 
   public CommitApplier(Connection connection, OwnerToken tokens, Durability durability) {
     this(connection, tokens, durability, 0);
@@ -47,10 +49,25 @@ public final class CommitApplier implements CommitSink {
 
   /** @param operationTimeoutMillis bounds each HBase batch, its client-side retries included (0: no bound of ours) */
   public CommitApplier(Connection connection, OwnerToken tokens, Durability durability, int operationTimeoutMillis) {
+    this(connection, tokens, durability, operationTimeoutMillis, true);
+  }
+
+  private CommitApplier(Connection connection, OwnerToken tokens, Durability durability, int operationTimeoutMillis,
+      boolean writesOutcomes) {
     this.connection = connection;
     this.tokens = tokens;
     this.durability = durability;
     this.operationTimeoutMillis = operationTimeoutMillis;
+    this.writesOutcomes = writesOutcomes;
+  }
+
+  /**
+   * Writes commits that were shipped before once more, persisted ({@code SYNC_WAL}), without their outcome rows:
+   * a commit is shipped only once {@link #apply} wrote its outcome, persisted whatever the commits' durability, so
+   * only its rows may need persisting. A drain's writes are on a delete's path; the outcome row was one more call.
+   */
+  public static CommitApplier persistingShipped(Connection connection, OwnerToken tokens) {
+    return new CommitApplier(connection, tokens, Durability.SYNC_WAL, 0, false);
   }
 
   /**
@@ -67,7 +84,7 @@ public final class CommitApplier implements CommitSink {
     Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
     List<Mutation> outcomes = new ArrayList<>(batch.size());
     for (Shipment s : batch) {
-      if (!s.txnId().isEmpty()) {
+      if (writesOutcomes && !s.txnId().isEmpty()) {
         outcomes.add(OutcomeTable.put(s.group().id(), s.txnId(), s.commitTs()));
       }
     }

@@ -66,14 +66,20 @@ public final class Benchmark {
 
   /**
    * What a benchmark run measured: a result per system, workload, client count and round, the ratios of G-Store
-   * to each other system with their spread, how the warm-up went, and what the CPU figures count.
+   * to each other system with their spread, how the warm-up went, what the CPU figures count, and the CPU the
+   * cluster spends a second doing nothing (which each point's CPU per operation includes).
    */
   public record Run(List<Recorder.Result> results, List<Comparison.Ratio> ratios, Warmup.Outcome warmup,
-      String cpuMeasure) {}
+      String cpuMeasure, double idleCpuMillisPerSecond) {}
+
+  /** How long the cluster is watched doing nothing, at most ({@link #idleCpu}). */
+  private static final long IDLE_WINDOW_MILLIS = 10_000;
 
   private final Connection connection;
   private final Settings settings;
   private final ClusterCpu cpu;
+  /** The idle cluster's CPU, in ms a second ({@link #idleCpu}); measured after the warm-up. */
+  private double idleCpuMillisPerSecond;
   private final boolean embedded;
   private final StateTableWrites stateTables;
   private final PrintStream out;
@@ -117,6 +123,9 @@ public final class Benchmark {
         warmup = new Warmup(cpu, settings.warmupRoundMillis() > 0 ? settings.warmupCapMillis() : 0, out)
             .run(() -> warmUpRound(workloads));
         out.println("  " + warmup.describe());
+        idleCpuMillisPerSecond = idleCpu();
+        out.printf(Locale.ROOT, "  the idle cluster: %.1f ms of CPU a second; each point's CPU per op carries that over"
+            + " its ops/s (\"idle\" below)%n", idleCpuMillisPerSecond);
         runPoints(workloads, results);
       }
     }
@@ -126,7 +135,7 @@ public final class Benchmark {
     List<Comparison.Ratio> ratios = Comparison.of(results);
     out.println("CPU per operation: " + cpu.describe());
     ratios.forEach(r -> out.println("  " + r.describe()));
-    return new Run(results, ratios, warmup, cpu.describe());
+    return new Run(results, ratios, warmup, cpu.describe(), idleCpuMillisPerSecond);
   }
 
   /** Every point, its systems interleaved round after round. */
@@ -146,11 +155,26 @@ public final class Benchmark {
     }
   }
 
+  /**
+   * The CPU the cluster spends a second doing nothing (HBase's chores, HDFS's and G-Store's heartbeats, the
+   * balancer's and the lease checks' threads), over a quiet window after the warm-up. Every point's CPU per
+   * operation carries it divided by the point's throughput: little at thousands of operations a second, much more
+   * at the tens of lifecycles a second of a {@code group-create} point.
+   */
+  private double idleCpu() throws Exception {
+    long window = Math.min(IDLE_WINDOW_MILLIS, settings.runMillis());
+    ClusterCpu.Sample before = cpu.sample(List.of());
+    long start = System.nanoTime();
+    Thread.sleep(window);
+    ClusterCpu.Sample spent = cpu.sample(List.of()).minus(before);
+    return spent.cpuNanos() / 1e6 / ((System.nanoTime() - start) / 1e9);
+  }
+
   private Recorder.Result report(Recorder.Result r) {
     out.printf(Locale.ROOT, "  %-6s %-17s %3d clients%s: %8.1f ops/s  p50 %7.2f ms  p99 %7.2f ms  mean %7.2f ms"
-        + "  aborts %4.1f%%  CPU %6.2f ms/op%n", r.system(), r.workload(), r.clients(),
+        + "  aborts %4.1f%%  CPU %6.2f ms/op (idle %.2f)%n", r.system(), r.workload(), r.clients(),
         settings.repeat() > 1 ? " round " + r.round() : "", r.throughput(), r.p50Ms(), r.p99Ms(), r.meanMs(),
-        100 * r.abortRate(), r.cpuMsPerOp());
+        100 * r.abortRate(), r.cpuMsPerOp(), r.throughput() > 0 ? idleCpuMillisPerSecond / r.throughput() : 0);
     r.phases().forEach((name, ph) -> out.printf(Locale.ROOT, "  %-6s %-17s %3d clients: %-6s x%-5d p50 %7.2f ms"
         + "  p99 %7.2f ms  mean %7.2f ms%n", "", "", r.clients(), name, ph.count(), ph.p50Ms(), ph.p99Ms(),
         ph.meanMs()));

@@ -41,6 +41,7 @@ public final class Reports {
         + " \"last_round_jit_share\": %s, \"jit_seconds\": %.1f},%n", warmup.rounds(), warmup.millis() / 1e3,
         warmup.settled(), number(warmup.lastShare()), warmup.jitMillis() / 1e3));
     json.append("  \"cpu_measure\": \"").append(run.cpuMeasure().replace("\"", "'")).append("\",\n");
+    json.append(String.format(Locale.ROOT, "  \"idle_cpu_ms_per_s\": %.1f,%n", run.idleCpuMillisPerSecond()));
     json.append("  \"points\": [\n");
     for (int i = 0; i < results.size(); i++) {
       Recorder.Result r = results.get(i);

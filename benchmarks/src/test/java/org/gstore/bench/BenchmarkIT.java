@@ -52,6 +52,8 @@ class BenchmarkIT {
     }
 
     assertThat(run.warmup().rounds()).as("the warm-up ran, within its cap").isPositive();
+    assertThat(run.idleCpuMillisPerSecond()).as("an idle cluster still spends some CPU (chores, heartbeats), less"
+        + " than every core").isPositive().isLessThan(1_000.0 * Runtime.getRuntime().availableProcessors());
     assertThat(run.ratios()).as("G-Store against HBase and Omid at each client count of three workloads")
         .hasSize(3 * 2 * 2).allSatisfy(ratio -> {
           assertThat(ratio.latency().rounds()).isEqualTo(1);

@@ -162,12 +162,17 @@ public final class GStoreClient implements Closeable {
     if (record.phase() != org.gstore.common.protocol.GroupPhase.ACTIVE) {
       throw new GroupNotFoundException("group " + id + " is " + record.phase().name().toLowerCase());
     }
-    return held(KeyGroup.from(this, record), false);
+    return held(KeyGroup.from(this, record), null);
   }
 
-  /** A group this client renews the lease of from now on, until it is closed or the group deleted. */
-  private KeyGroup held(KeyGroup group, boolean justCreated) {
-    leases.hold(group, justCreated);
+  /**
+   * A group this client renews the lease of from now on, until it is closed or the group deleted.
+   *
+   * @param createSentAt when this client first sent the create that made it ({@code System.nanoTime()}); null if
+   *     looked up
+   */
+  private KeyGroup held(KeyGroup group, Long createSentAt) {
+    leases.hold(group, createSentAt);
     return group;
   }
 
@@ -183,11 +188,12 @@ public final class GStoreClient implements Closeable {
     spec.members().forEach(m -> b.addMembers(proto(m)));
     CreateGroupRequest request = b.build();
     long deadline = System.currentTimeMillis() + settings.operationTimeoutMillis();
+    long firstSent = System.nanoTime(); // the group's lease cannot start before this
     while (true) {
       CreateGroupResponse response = call(leader, stub -> stub.createGroup(null, request));
       switch (response.getOutcome()) {
         case CREATED:
-          return held(KeyGroup.from(this, RecordCodec.fromProto(response.getGroup())), true);
+          return held(KeyGroup.from(this, RecordCodec.fromProto(response.getGroup())), firstSent);
         case FAILED:
           throw new GroupCreationException("group " + id + ": " + response.getMessage(),
               response.hasGroup() ? KeyGroup.refusals(RecordCodec.fromProto(response.getGroup())) : Map.of());

@@ -80,19 +80,25 @@ final class LeaseRenewer implements Closeable {
   }
 
   /**
-   * Renews {@code group}'s lease from now on, if it has one. The first renewal goes at once, unless this client has
-   * just created the group and its lease is long enough ({@link #FIRST_RENEWAL_DELAYED_FROM}): its leader started the
-   * lease when the group became active, so renewing it now would only cost a call, a lease write and a fence check
-   * per create; it is then due a third of a lease later, like every later renewal. A group looked up may be near
-   * its expiry: it is renewed at once.
+   * Renews {@code group}'s lease from now on, if it has one. The first renewal goes at once, unless this client
+   * created the group and its lease is long enough ({@link #FIRST_RENEWAL_DELAYED_FROM}): its leader started the
+   * lease when the group became active, which is after the create was first sent, so renewing it at once would only
+   * cost a call and a lease write per create. It is then due a third of a lease after that first send (at once if
+   * the create took longer), so the lease has at least half its length left when the renewal is sent, whatever
+   * retries and leader moves the create met. A group looked up may be near its expiry: it is renewed at once.
+   *
+   * @param createSentAt when this client first sent the create that made the group ({@code System.nanoTime()}),
+   *     or {@code null} for a group looked up
    */
-  void hold(KeyGroup group, boolean justCreated) {
+  void hold(KeyGroup group, Long createSentAt) {
     if (group.lease().isZero()) {
       return;
     }
     held.put(group.id(), new Hold(group.lease()));
-    boolean delayed = justCreated && group.lease().compareTo(FIRST_RENEWAL_DELAYED_FROM) >= 0;
-    dueAt.put(group.id(), System.nanoTime() + (delayed ? group.lease().toNanos() / 3 : 0));
+    long now = System.nanoTime();
+    boolean delayed = createSentAt != null && group.lease().compareTo(FIRST_RENEWAL_DELAYED_FROM) >= 0
+        && createSentAt + group.lease().toNanos() / 3 - now > 0;
+    dueAt.put(group.id(), delayed ? createSentAt + group.lease().toNanos() / 3 : now);
     try {
       synchronized (this) {
         if (!started) {

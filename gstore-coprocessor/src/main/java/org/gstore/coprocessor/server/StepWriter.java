@@ -75,6 +75,13 @@ public final class StepWriter implements Closeable {
    * in front of the next step (traced: a create right after a delete waited for the delete's ENDED write).
    */
   static final long LINGER_MILLIS = 100;
+  /**
+   * A wake-up this late means the server was held up (a pause, a stall): before writing its carried changes it
+   * checks that no recovery fenced it meanwhile, as a zombie's write could otherwise land after the next host's
+   * (whose versions it would overtake). An on-time wake-up checks after its write, as every batch does. Far below
+   * a ZooKeeper session (a server is fenced only once it lost its own), far above a busy machine's delays.
+   */
+  static final long LATE_WAKE_UP_MILLIS = 3_000;
   /** Queued to make the writer write {@link #carried} when no step comes. */
   private static final Object WRITE_CARRIED = new Object();
   private static final Logger LOG = LoggerFactory.getLogger(StepWriter.class);
@@ -96,6 +103,8 @@ public final class StepWriter implements Closeable {
   private List<StateChange> carried = List.of();
   /** A {@link #WRITE_CARRIED} wake-up is scheduled; writer thread only. */
   private boolean lingering;
+  /** When the scheduled {@link #WRITE_CARRIED} wake-up was due ({@code System.nanoTime()}); writer thread only. */
+  private long wakeUpDue;
   /** Submitted steps that reserve uids and are not written yet: early datagrams wait while there are any. */
   private final AtomicInteger reservationsUnwritten = new AtomicInteger();
 
@@ -257,6 +266,11 @@ public final class StepWriter implements Closeable {
   private void write(List<Object> batch, List<Step> steps, Runnable reservationsDurable) {
     if (batch.contains(WRITE_CARRIED)) {
       lingering = false; // before anything can throw: a failed batch must not stop the next wake-up
+      if (System.nanoTime() - wakeUpDue > TimeUnit.MILLISECONDS.toNanos(LATE_WAKE_UP_MILLIS)
+          && !durableAndNotFenced(List.of())) {
+        failPendingBarriers(); // a pause held this server: it may be a zombie, so it proves it is not first
+        return;
+      }
     }
     boolean flush = batch.contains(WRITE_CARRIED) || batch.stream().anyMatch(o -> o instanceof CompletableFuture);
     WritePlan plan = WritePlan.of(carried, steps, flush, StateTables::tableOf);
@@ -297,6 +311,7 @@ public final class StepWriter implements Closeable {
     }
     if (!carried.isEmpty() && !lingering) {
       lingering = true;
+      wakeUpDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
       CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS)
           .execute(() -> thread.add(WRITE_CARRIED));
     }

@@ -4,6 +4,7 @@ import org.gstore.coprocessor.metrics.GStoreMetrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
@@ -27,6 +28,7 @@ import org.gstore.common.protocol.Reply;
 import org.gstore.common.protocol.StateChange;
 import org.gstore.common.protocol.Step;
 import org.gstore.common.protocol.Uid;
+import org.awaitility.Awaitility;
 import org.gstore.coprocessor.wal.WalFencedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,10 +43,13 @@ class StepWriterTest {
     final BlockingQueue<List<StateChange>> started = new LinkedBlockingQueue<>();
     final BlockingQueue<List<StateChange>> written = new LinkedBlockingQueue<>();
     final AtomicInteger writes = new AtomicInteger();
+    /** Writes and fence checks in the order they happened. */
+    final List<String> events = new CopyOnWriteArrayList<>();
     volatile int failWrite = -1;
 
     @Override
     public void write(List<StateChange> changes) throws java.io.InterruptedIOException {
+      events.add("write " + changes);
       started.add(changes);
       try {
         permits.acquire();
@@ -66,17 +71,23 @@ class StepWriterTest {
   /** What the fence check answers: null when this server is not fenced. */
   private volatile IOException fence;
   private final List<WalFencedException> stopped = new CopyOnWriteArrayList<>();
+  /** Runs on the writer's thread as each answer leaves. */
+  private volatile java.util.function.Consumer<String> onAnswer = id -> { };
   /** How many times the writer asked whether this server is fenced (each a NameNode call in a region server). */
   private final AtomicInteger fenceChecks = new AtomicInteger();
   private final StepWriter writer = new StepWriter("test", store, () -> {
     fenceChecks.incrementAndGet();
+    store.events.add("check");
     if (fence != null) {
       throw fence;
     }
   }, stopped::add, new FenceUpdates(hosted, new SkewSafeRelease(hosted, System::currentTimeMillis, 1_000)),
       new GStoreMetrics(MetricRegistries.global().create(
           new MetricRegistryInfo("StepWriterTest", "test", "test", "test", false))),
-      datagram -> sent.add(datagram.to().value()), reply -> answered.add(reply.requestId()),
+      datagram -> sent.add(datagram.to().value()), reply -> {
+        answered.add(reply.requestId());
+        onAnswer.accept(reply.requestId());
+      },
       (requestId, e) -> failed.add(requestId));
 
   @AfterEach
@@ -143,9 +154,33 @@ class StepWriterTest {
     assertThat(fenceChecks).as("CREATED's, the ACTIVE write's, the barrier's: none for the writer's wake-up")
         .hasValue(3);
 
-    writer.submit(new Step(List.of(), List.of(), List.of(), List.of(), List.of())); // a duplicate, ignored
+    writer.submit(new Step(List.of(), List.of(active("h")), List.of(), List.of(), List.of())); // nothing to let out
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(active("h"));
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> fenceChecks.get() >= 4);
     writer.barrier().get(10, TimeUnit.SECONDS);
-    assertThat(fenceChecks).as("only the barrier's: the step lets nothing out").hasValue(4);
+    assertThat(fenceChecks).as("the write's and the barrier's: the step itself let nothing out").hasValue(5);
+  }
+
+  @Test
+  void aWakeUpHeldUpPastItsTimeChecksTheFenceBeforeWritingTheCarriedChanges() throws Exception {
+    // r2 is queued as r1 is answered, before the wake-up for r1's ACTIVE is scheduled, and its write is held
+    onAnswer = id -> {
+      if (id.equals("r1")) {
+        store.events.clear();
+        writer.submit(step(List.of(free("b")), List.of(), "r2"));
+      }
+    };
+    writer.submit(step(List.of(), List.of(active("g")), "r1"));
+    assertThat(store.started.poll(10, TimeUnit.SECONDS)).containsExactly(free("b"));
+    Awaitility.await().pollDelay(Duration.ofMillis(StepWriter.LATE_WAKE_UP_MILLIS + 300))
+        .atMost(Duration.ofSeconds(5)).until(() -> true); // as a pause would hold the server
+    store.permits.release(10);
+
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(free("b"));
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(active("g"));
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> store.events.size() >= 5);
+    assertThat(store.events).as("a late wake-up proves this server is not fenced before it writes")
+        .containsExactly("write " + List.of(free("b")), "check", "check", "write " + List.of(active("g")), "check");
   }
 
   @Test

@@ -4,7 +4,6 @@ import org.gstore.coprocessor.concurrent.BatchingThread;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
 import java.io.Closeable;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -82,8 +81,6 @@ public final class StepWriter implements Closeable {
    * a ZooKeeper session (a server is fenced only once it lost its own), far above a busy machine's delays.
    */
   static final long LATE_WAKE_UP_MILLIS = 3_000;
-  /** Queued to make the writer write {@link #carried} when no step comes. */
-  private static final Object WRITE_CARRIED = new Object();
   private static final Logger LOG = LoggerFactory.getLogger(StepWriter.class);
 
   private final Store store;
@@ -95,15 +92,15 @@ public final class StepWriter implements Closeable {
   private final Set<CompletableFuture<Void>> pendingBarriers = ConcurrentHashMap.newKeySet();
   private final FenceUpdates fences;
   private final GStoreMetrics metrics;
-  private final Consumer<Datagram> send;
-  private final Consumer<Reply> answer;
+  /** Where released effects go. */
+  private final WriterBatch.Release release;
   private final BiConsumer<String, Throwable> fail;
   private final BatchingThread<Object> thread;
   /** Deferred changes not written yet; touched by the writer thread only. */
   private List<StateChange> carried = List.of();
-  /** A {@link #WRITE_CARRIED} wake-up is scheduled; writer thread only. */
+  /** A {@link WriterBatch#WRITE_CARRIED} wake-up is scheduled; writer thread only. */
   private boolean lingering;
-  /** When the scheduled {@link #WRITE_CARRIED} wake-up was due ({@code System.nanoTime()}); writer thread only. */
+  /** When the scheduled wake-up was due ({@code System.nanoTime()}); writer thread only. */
   private long wakeUpDue;
   /** Submitted steps that reserve uids and are not written yet: early datagrams wait while there are any. */
   private final AtomicInteger reservationsUnwritten = new AtomicInteger();
@@ -121,30 +118,19 @@ public final class StepWriter implements Closeable {
     this.onFenced = onFenced;
     this.fences = fences;
     this.metrics = metrics;
-    this.send = send;
-    this.answer = answer;
+    this.release = new WriterBatch.Release(send, answer, this::pass);
     this.fail = fail;
-    this.thread = new BatchingThread<>("gstore-writer-" + name, this::write, this::failed);
+    this.thread = new BatchingThread<>("gstore-writer-" + name, items -> write(new WriterBatch(items)),
+        (items, e) -> failed(new WriterBatch(items), e));
   }
 
   /**
    * The batch could not be written (an unexpected failure): its clients get the error, its barriers fail (what
    * they wait for may never be durable: a closing region hands over as after a crash), and the writer goes on.
    */
-  private void failed(List<Object> batch, Throwable e) {
+  private void failed(WriterBatch batch, Throwable e) {
     metrics.stateWriteFailed();
-    for (Object o : batch) {
-      if (o instanceof Step s) {
-        s.replies().forEach(r -> fail.accept(r.requestId(), e));
-      } else if (o != WRITE_CARRIED) {
-        fail(barrier(o), "a protocol state write failed: " + e);
-      }
-    }
-  }
-
-  @SuppressWarnings("unchecked")
-  private static CompletableFuture<Void> barrier(Object o) {
-    return (CompletableFuture<Void>) o;
+    batch.fail(e, fail, this::fail);
   }
 
   /** Completes a barrier, unless a halt failed it first. */
@@ -204,7 +190,7 @@ public final class StepWriter implements Closeable {
     }
     if (!step.early().isEmpty()) {
       List<Datagram> early = step.early();
-      if (reservationsUnwritten.get() == 0 && gate.letOut(() -> early.forEach(send))) {
+      if (reservationsUnwritten.get() == 0 && gate.letOut(() -> early.forEach(release.send()))) {
         step = step.withEarlySent();
       } else {
         step = step.withoutEarly();
@@ -233,13 +219,8 @@ public final class StepWriter implements Closeable {
   }
 
   /** Steps (and barriers) in the order the engine produced them. */
-  private void write(List<Object> batch) {
-    List<Step> steps = new ArrayList<>();
-    for (Object o : batch) {
-      if (o instanceof Step s) {
-        steps.add(s);
-      }
-    }
+  private void write(WriterBatch batch) {
+    List<Step> steps = batch.steps();
     int reserving = (int) steps.stream().filter(Step::reservesUids).count();
     Runnable reservationsDurable = new Runnable() {
       private boolean done;
@@ -263,8 +244,8 @@ public final class StepWriter implements Closeable {
    * @param reservationsDurable run once the batch's uid reservations are durable, before any of its effects leaves
    *     (a barrier's caller may submit a step whose early datagrams must not wait for them any more)
    */
-  private void write(List<Object> batch, List<Step> steps, Runnable reservationsDurable) {
-    if (batch.contains(WRITE_CARRIED)) {
+  private void write(WriterBatch batch, List<Step> steps, Runnable reservationsDurable) {
+    if (batch.wakesUp()) {
       lingering = false; // before anything can throw: a failed batch must not stop the next wake-up
       if (System.nanoTime() - wakeUpDue > TimeUnit.MILLISECONDS.toNanos(LATE_WAKE_UP_MILLIS)
           && !durableAndNotFenced(List.of())) {
@@ -272,11 +253,10 @@ public final class StepWriter implements Closeable {
         return;
       }
     }
-    boolean flush = batch.contains(WRITE_CARRIED) || batch.stream().anyMatch(o -> o instanceof CompletableFuture);
-    WritePlan plan = WritePlan.of(carried, steps, flush, StateTables::tableOf);
-    int head = headWithNothingToWrite(batch);
-    if (head > 0 && letsSomethingOut(batch.subList(0, head))) {
-      if (!durableAndNotFenced(List.of()) || !releaseHead(batch, head)) {
+    WritePlan plan = WritePlan.of(carried, steps, batch.flushesCarried(), StateTables::tableOf);
+    WriterBatch head = batch.headWithNothingToWrite();
+    if (head.letsSomethingOut()) {
+      if (!durableAndNotFenced(List.of()) || thread.isClosed() || !head.releaseAhead(gate, release)) {
         failPendingBarriers();
         return;
       }
@@ -285,7 +265,7 @@ public final class StepWriter implements Closeable {
         return;
       }
     }
-    if (plan.now().isEmpty() && !letsSomethingOut(batch)) {
+    if (plan.now().isEmpty() && !batch.letsSomethingOut()) {
       finish(batch, plan, reservationsDurable); // nothing written, nothing leaves: no fence check to vouch for it
       return;
     }
@@ -297,7 +277,7 @@ public final class StepWriter implements Closeable {
   }
 
   /** The batch's changes are durable and this server not fenced: its effects leave, in order, unless halted. */
-  private void finish(List<Object> batch, WritePlan plan, Runnable reservationsDurable) {
+  private void finish(WriterBatch batch, WritePlan plan, Runnable reservationsDurable) {
     reservationsDurable.run();
     carried = plan.later();
     if (gate.halted()) {
@@ -305,7 +285,7 @@ public final class StepWriter implements Closeable {
       return;
     }
     fences.apply(plan.now());
-    if (thread.isClosed() || !gate.letOut(() -> releaseAll(batch))) {
+    if (thread.isClosed() || !gate.letOut(() -> batch.release(release))) {
       failPendingBarriers();
       return;
     }
@@ -313,59 +293,7 @@ public final class StepWriter implements Closeable {
       lingering = true;
       wakeUpDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
       CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS)
-          .execute(() -> thread.add(WRITE_CARRIED));
-    }
-  }
-
-  /** How many items at the batch's head are steps with no change to wait for (deferred ones aside). */
-  private static int headWithNothingToWrite(List<Object> batch) {
-    int head = 0;
-    while (head < batch.size()
-        && (batch.get(head) == WRITE_CARRIED || batch.get(head) instanceof Step s && s.changes().isEmpty())) {
-      head++;
-    }
-    return head;
-  }
-
-  /**
-   * Whether releasing {@code items} lets anything out: a datagram, an answer, a barrier. Only then does their
-   * release need a fence check of its own; a head of nothing but the writer's own wake-up for its carried changes
-   * (every deferred write alone) would otherwise pay a NameNode call before the one that follows its write.
-   */
-  private static boolean letsSomethingOut(List<Object> items) {
-    for (Object o : items) {
-      if (o instanceof Step s ? !s.datagrams().isEmpty() || !s.replies().isEmpty() : o != WRITE_CARRIED) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Lets out, before this batch's writes, the effects of the steps at its head that have no change to wait for
-   * (deferred ones aside): they can only depend on earlier batches, which are durable, so they need not wait for
-   * the changes of steps decided after them. Traced under the demo's load, a client's CREATED (a step with only a
-   * deferred change) waited in the queue behind another group's 30-40 ms write. They leave the batch, so a failure
-   * of its writes does not touch them.
-   */
-  private boolean releaseHead(List<Object> batch, int head) {
-    List<Object> released = batch.subList(0, head);
-    if (thread.isClosed() || !gate.letOut(() -> releaseAll(released))) {
-      return false;
-    }
-    released.clear();
-    return true;
-  }
-
-  /** Sends the steps' datagrams and answers and passes the barriers, in order. */
-  private void releaseAll(List<Object> items) {
-    for (Object o : items) {
-      if (o instanceof Step s) {
-        s.datagrams().forEach(send);
-        s.replies().forEach(answer);
-      } else if (o != WRITE_CARRIED) {
-        pass(barrier(o));
-      }
+          .execute(() -> thread.add(WriterBatch.WRITE_CARRIED));
     }
   }
 

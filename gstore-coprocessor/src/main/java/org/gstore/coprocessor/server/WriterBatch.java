@@ -15,7 +15,7 @@ import org.gstore.common.protocol.Step;
  * writer must decide about the batch: what it writes, what it lets out (and so whether it needs a fence check of
  * its own), and which of its items may leave before its write.
  *
- * <p>A view of the writer thread's list, not a copy: items released early ({@link #releaseHead}) leave that list,
+ * <p>A view of the writer thread's list, not a copy: items released early ({@link #releaseAhead}) leave that list,
  * so a failure of the batch's writes reaches only the items still in it.
  */
 final class WriterBatch {

@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.zookeeper.ZKAuthentication;
@@ -36,6 +37,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class PeerRegistry implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(PeerRegistry.class);
+  /** Whether this JVM warned already about a ZooKeeper without authentication ({@link #warnIfUnauthenticated}). */
+  private static final AtomicBoolean UNAUTHENTICATED_WARNED = new AtomicBoolean();
   private static final int SESSION_TIMEOUT_MS = 30_000;
 
   private final Configuration conf;
@@ -101,8 +104,8 @@ public final class PeerRegistry implements Closeable {
     Watcher.Event.KeeperState usable = secure && clientConfig.isSaslClientEnabled()
         ? Watcher.Event.KeeperState.SaslAuthenticated : Watcher.Event.KeeperState.SyncConnected;
     CountDownLatch ready = new CountDownLatch(1);
-    java.util.concurrent.atomic.AtomicBoolean authFailed = new java.util.concurrent.atomic.AtomicBoolean();
-    java.util.concurrent.atomic.AtomicBoolean live = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean authFailed = new AtomicBoolean();
+    AtomicBoolean live = new AtomicBoolean();
     // HBase's own ZooKeeper client settings (SASL login section, TLS), as its own sessions use them
     ZooKeeper client = new ZooKeeper(quorum, SESSION_TIMEOUT_MS, event -> {
       Watcher.Event.KeeperState state = event.getState();
@@ -226,9 +229,12 @@ public final class PeerRegistry implements Closeable {
     return acl;
   }
 
-  /** Logs a warning if the znodes are open to anyone: a ZooKeeper without authentication. */
+  /**
+   * Logs a warning if the znodes are open to anyone: a ZooKeeper without authentication. Once per JVM: the
+   * servers of an embedded cluster share one, and the warning is about the ZooKeeper, not about a server.
+   */
   public void warnIfUnauthenticated() {
-    if (acl.equals(ZooDefs.Ids.OPEN_ACL_UNSAFE)) {
+    if (acl.equals(ZooDefs.Ids.OPEN_ACL_UNSAFE) && UNAUTHENTICATED_WARNED.compareAndSet(false, true)) {
       LOG.warn("G-Store runs on a ZooKeeper without authentication: whoever reaches it can rewrite G-Store's"
           + " persistence claims (gstore/persisted) and make leaders forget commits that are not persisted."
           + " Run HBase with secure ZooKeeper in production (docs/operations.md, \"Limits and security\")");

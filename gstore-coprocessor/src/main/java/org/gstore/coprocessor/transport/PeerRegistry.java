@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -37,8 +38,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class PeerRegistry implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(PeerRegistry.class);
-  /** Whether this JVM warned already about a ZooKeeper without authentication ({@link #warnIfUnauthenticated}). */
-  private static final AtomicBoolean UNAUTHENTICATED_WARNED = new AtomicBoolean();
+  /** The ZooKeeper quorums this JVM warned about already ({@link #warnIfUnauthenticated}). */
+  private static final Set<String> UNAUTHENTICATED_WARNED = ConcurrentHashMap.newKeySet();
   private static final int SESSION_TIMEOUT_MS = 30_000;
 
   private final Configuration conf;
@@ -230,11 +231,11 @@ public final class PeerRegistry implements Closeable {
   }
 
   /**
-   * Logs a warning if the znodes are open to anyone: a ZooKeeper without authentication. Once per JVM: the
-   * servers of an embedded cluster share one, and the warning is about the ZooKeeper, not about a server.
+   * Logs a warning if the znodes are open to anyone: a ZooKeeper without authentication. Once per quorum and JVM:
+   * the servers of an embedded cluster share one, and the warning is about the ZooKeeper, not about a server.
    */
   public void warnIfUnauthenticated() {
-    if (acl.equals(ZooDefs.Ids.OPEN_ACL_UNSAFE) && UNAUTHENTICATED_WARNED.compareAndSet(false, true)) {
+    if (acl.equals(ZooDefs.Ids.OPEN_ACL_UNSAFE) && UNAUTHENTICATED_WARNED.add(quorum)) {
       LOG.warn("G-Store runs on a ZooKeeper without authentication: whoever reaches it can rewrite G-Store's"
           + " persistence claims (gstore/persisted) and make leaders forget commits that are not persisted."
           + " Run HBase with secure ZooKeeper in production (docs/operations.md, \"Limits and security\")");

@@ -233,13 +233,16 @@ public final class PeerRegistry implements Closeable {
   /**
    * Logs a warning if the znodes are open to anyone: a ZooKeeper without authentication. Once per quorum and JVM:
    * the servers of an embedded cluster share one, and the warning is about the ZooKeeper, not about a server.
+   * Returns whether it warned.
    */
-  public void warnIfUnauthenticated() {
-    if (acl.equals(ZooDefs.Ids.OPEN_ACL_UNSAFE) && UNAUTHENTICATED_WARNED.add(quorum)) {
+  public boolean warnIfUnauthenticated() {
+    boolean warn = acl.equals(ZooDefs.Ids.OPEN_ACL_UNSAFE) && UNAUTHENTICATED_WARNED.add(quorum);
+    if (warn) {
       LOG.warn("G-Store runs on a ZooKeeper without authentication: whoever reaches it can rewrite G-Store's"
           + " persistence claims (gstore/persisted) and make leaders forget commits that are not persisted."
           + " Run HBase with secure ZooKeeper in production (docs/operations.md, \"Limits and security\")");
     }
+    return warn;
   }
 
   /** The datagram address of a peer, or null if it has none (not running G-Store, or gone). */

@@ -2,6 +2,9 @@ package org.gstore.coprocessor.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.Test;
 
@@ -23,5 +26,20 @@ class PeerRegistryTest {
     assertThat(PeerRegistry.acl(true, "admin", "@ops", "")).as("a group has no ZooKeeper id")
         .contains(new org.apache.zookeeper.data.ACL(ZooDefs.Perms.ALL,
             new org.apache.zookeeper.data.Id("sasl", "admin"))).hasSize(3);
+  }
+
+  @Test
+  void anUnauthenticatedZooKeeperIsWarnedAboutOncePerQuorumNotOncePerServer() {
+    String quorum = "zk-" + UUID.randomUUID() + ".invalid"; // the warned quorums are the JVM's: one of its own
+    String another = "zk-" + UUID.randomUUID() + ".invalid";
+    assertThat(registry(quorum).warnIfUnauthenticated()).as("the first server on it").isTrue();
+    assertThat(registry(quorum).warnIfUnauthenticated()).as("a second server on the same ZooKeeper").isFalse();
+    assertThat(registry(another).warnIfUnauthenticated()).as("a server on another ZooKeeper").isTrue();
+  }
+
+  private static PeerRegistry registry(String quorum) {
+    Configuration conf = new Configuration(false);
+    conf.set(HConstants.ZOOKEEPER_QUORUM, quorum);
+    return new PeerRegistry(conf); // connects only on register
   }
 }

@@ -32,9 +32,12 @@ class PeerRegistryTest {
   void anUnauthenticatedZooKeeperIsWarnedAboutOncePerQuorumNotOncePerServer() {
     String quorum = "zk-" + UUID.randomUUID() + ".invalid"; // the warned quorums are the JVM's: one of its own
     String another = "zk-" + UUID.randomUUID() + ".invalid";
-    assertThat(registry(quorum).warnIfUnauthenticated()).as("the first server on it").isTrue();
-    assertThat(registry(quorum).warnIfUnauthenticated()).as("a second server on the same ZooKeeper").isFalse();
-    assertThat(registry(another).warnIfUnauthenticated()).as("a server on another ZooKeeper").isTrue();
+    try (PeerRegistry first = registry(quorum); PeerRegistry second = registry(quorum);
+        PeerRegistry elsewhere = registry(another)) {
+      assertThat(first.warnIfUnauthenticated()).as("the first server on it").isTrue();
+      assertThat(second.warnIfUnauthenticated()).as("a second server on the same ZooKeeper").isFalse();
+      assertThat(elsewhere.warnIfUnauthenticated()).as("a server on another ZooKeeper").isTrue();
+    }
   }
 
   private static PeerRegistry registry(String quorum) {

@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import jdk.jfr.Recording;
 import org.gstore.common.protocol.GroupId;
@@ -19,6 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A real flight recording of a thread signing owner tokens, beside a benchmark client thread that is left out. */
 class ProfileStepsTest {
+  /** Fifty sampling periods: too long for a sampler that runs at all to miss every one. */
+  private static final Duration WINDOW = Duration.ofMillis(500);
   private static volatile long sink;
 
   @Test
@@ -40,7 +43,7 @@ class ProfileStepsTest {
       }
     }, "bench-client-0");
     try (Recording recording = new Recording()) {
-      recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(10));
+      recording.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
       recording.start();
       server.start();
       client.start();
@@ -67,7 +70,7 @@ class ProfileStepsTest {
     GroupRef group = new GroupRef(new GroupId("g", Key.of("t", "leader")), new Uid(new NodeId("n"), 1));
     Key first = Key.of("t", "a");
     try (Recording recording = new Recording()) {
-      recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(10));
+      recording.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
       recording.enable(MeasuredPoint.class);
       recording.start();
       for (long i = 0; i < 300_000; i++) { // outside any window: a warm-up's work
@@ -75,8 +78,11 @@ class ProfileStepsTest {
       }
       MeasuredPoint window = new MeasuredPoint("test point");
       window.begin();
+      // Inside: other G-Store methods, for a fixed time rather than a fixed count. A count fast enough to finish
+      // in a few sampling periods left the window with no sample at all in one CI run.
       long smaller = 0;
-      for (long i = 0; i < 3_000_000; i++) { // inside: other G-Store methods
+      long end = System.nanoTime() + WINDOW.toNanos();
+      for (long i = 0; (i & 1023) != 0 || System.nanoTime() < end; i++) {
         smaller += Key.of("t", Long.toString(i)).compareTo(first) < 0 ? 1 : 0;
       }
       window.commit();

@@ -6,6 +6,7 @@ import static org.gstore.testing.Accounts.BALANCE;
 import static org.gstore.testing.Accounts.CF;
 import static org.gstore.testing.Accounts.balance;
 
+import com.google.protobuf.ByteString;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -19,10 +20,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.metrics.Counter;
@@ -38,6 +41,10 @@ import org.gstore.client.NotGroupMemberException;
 import org.gstore.client.RowKey;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
+import org.gstore.common.wire.generated.GStoreProtos.GStoreTxnService;
+import org.gstore.common.wire.generated.GStoreProtos.LoadRowsRequest;
+import org.gstore.common.wire.generated.GStoreProtos.LoadRowsResponse;
+import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.recovery.hbase.WalFiles;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -272,29 +279,74 @@ class TransactionsIT {
 
   @Test
   void aGroupsFirstCommitIsStampedAfterEveryMembersNewestDeleteMarkerInEveryRegion() throws Exception {
-    List<byte[]> rows = TestRows.rows(5_100, 10); // every bucket: spread over all six regions
+    List<byte[]> rows = TestRows.rows(5_100, 10); // every bucket: spread over all six regions, all three servers
     long newestMarker = 0;
     long now = System.currentTimeMillis();
     for (int i = 0; i < rows.size(); i++) {
       long marker = now + 1_000 + 100L * i; // a different newest marker per row, the newest in bucket 9's region
       table.delete(new org.apache.hadoop.hbase.client.Delete(rows.get(i), marker));
       newestMarker = Math.max(newestMarker, marker);
+      table.put(new Put(rows.get(i)).addColumn(CF, Bytes.toBytes("note"), now + 2_000, Bytes.toBytes("n" + i)));
     }
+    long atServers = counter("groupLoadRowsAtServers");
+    long throughClient = counter("groupLoadRowsThroughClient");
     KeyGroup g = client.createGroup(GroupSpec.builder().id("after-markers").members(ACCOUNTS, rows).build());
     long committedAt;
     try (Transaction txn = g.begin()) {
-      for (byte[] row : rows) {
-        txn.put(ACCOUNTS, new Put(row).addColumn(CF, BALANCE, Bytes.toBytes(7L)));
+      for (int i = 0; i < rows.size(); i++) {
+        assertThat(txn.get(ACCOUNTS, new Get(rows.get(i))).getValue(CF, Bytes.toBytes("note")))
+            .as("the cache holds the row's cell written after its marker").isEqualTo(Bytes.toBytes("n" + i));
+        txn.put(ACCOUNTS, new Put(rows.get(i)).addColumn(CF, BALANCE, Bytes.toBytes(7L)));
       }
       txn.commit();
       committedAt = txn.commitTimestamp();
     }
     assertThat(committedAt).as("the loaded cache saw the markers of every region").isGreaterThan(newestMarker);
+    assertThat(counter("groupLoadRowsAtServers") - atServers).as("rows read by the servers hosting them")
+        .isGreaterThanOrEqualTo(rows.size());
+    assertThat(counter("groupLoadRowsThroughClient") - throughClient).as("rows read through HBase's client")
+        .isZero();
     g.delete();
     for (byte[] row : rows) {
       assertThat(balance(table.get(new Get(row)))).as("no marker hides the commit on " + Bytes.toString(row))
           .isEqualTo(7);
     }
+  }
+
+  @Test
+  void aServerReadsTheRowsItHostsForALoadingLeaderAndLeavesTheOthersToIt() throws Exception {
+    byte[] here = null;
+    byte[] there = null;
+    ServerName server = null;
+    try (RegionLocator locator = table.getRegionLocator()) {
+      for (byte[] row : TestRows.rows(5_300, 10)) {
+        ServerName s = locator.getRegionLocation(row).getServerName();
+        if (here == null) {
+          here = row;
+          server = s;
+        } else if (!s.equals(server)) {
+          there = row;
+          break;
+        }
+      }
+    }
+    assertThat(there).as("the rows span two servers").isNotNull();
+    table.put(new Put(here).addColumn(CF, BALANCE, 1_234L, Bytes.toBytes(5L)));
+    table.delete(new Delete(here).addColumn(CF, Bytes.toBytes("gone"), 5_678L));
+
+    LoadRowsResponse r = GStoreTxnService.newBlockingStub(table.coprocessorService(here)).loadRows(null,
+        LoadRowsRequest.newBuilder().addRows(key(here)).addRows(key(there)).build());
+
+    assertThat(r.getRowsCount()).isEqualTo(1);
+    assertThat(r.getRows(0).getKey()).isEqualTo(key(here));
+    assertThat(r.getRows(0).getVersion()).as("its newest timestamp, the delete marker's").isEqualTo(5_678L);
+    assertThat(r.getRows(0).getColumnsList()).singleElement()
+        .satisfies(c -> assertThat(c.getValue().toByteArray()).isEqualTo(Bytes.toBytes(5L)));
+    assertThat(r.getElsewhereList()).as("a row of another server").containsExactly(key(there));
+  }
+
+  private static KeyProto key(byte[] row) {
+    return KeyProto.newBuilder().setTable(ACCOUNTS.getNameAsString()).setRow(ByteString.copyFrom(row)).build();
   }
 
   @Test
@@ -318,8 +370,8 @@ class TransactionsIT {
 
   @Test
   void everyAcknowledgedCommitIsInTheWalAndSyncsCarrySeveralCommits(GStoreMiniCluster cluster) throws Exception {
-    long syncsBefore = walCounter("walSyncs");
-    long recordsBefore = walCounter("walRecords");
+    long syncsBefore = counter("walSyncs");
+    long recordsBefore = counter("walRecords");
     List<KeyGroup> groups = new ArrayList<>();
     for (int g = 0; g < 8; g++) {
       groups.add(client.createGroup(GroupSpec.builder().id("wal-" + g)
@@ -345,8 +397,8 @@ class TransactionsIT {
       w.get(2, TimeUnit.MINUTES);
     }
     pool.shutdown();
-    long syncs = walCounter("walSyncs") - syncsBefore;
-    long records = walCounter("walRecords") - recordsBefore;
+    long syncs = counter("walSyncs") - syncsBefore;
+    long records = counter("walRecords") - recordsBefore;
     assertThat(records).isGreaterThanOrEqualTo(200);
     assertThat((double) records / syncs).as("commits per WAL sync (%d records, %d syncs)", records, syncs)
         .isGreaterThan(1.0);
@@ -389,7 +441,7 @@ class TransactionsIT {
     }
   }
 
-  private static long walCounter(String name) {
+  private static long counter(String name) {
     long total = 0;
     for (MetricRegistry registry : MetricRegistries.global().getMetricRegistries()) {
       if (registry.getMetricRegistryInfo().getMetricsJmxContext().contains("GStoreRegionCoprocessor")) {

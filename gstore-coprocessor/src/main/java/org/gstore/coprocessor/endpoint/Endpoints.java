@@ -4,6 +4,7 @@ import com.google.protobuf.Service;
 import java.util.List;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.gstore.coprocessor.server.GroupService;
+import org.gstore.coprocessor.txn.LocalRows;
 import org.gstore.coprocessor.txn.TransactionManager;
 
 /**
@@ -20,8 +21,9 @@ public final class Endpoints {
   }
 
   /** Serves {@code region}: each endpoint gets what it uses, and the group endpoint's check of leadership. */
-  public void attach(Region region, GroupService server, TransactionManager txns, Authorizer authorizer) {
+  public void attach(Region region, GroupService server, TransactionManager txns, LocalRows localRows,
+      Authorizer authorizer) {
     groups.attach(region, server, authorizer);
-    transactions.attach(txns, groups::leadHere, authorizer);
+    transactions.attach(txns, localRows, groups::leadHere, authorizer);
   }
 }

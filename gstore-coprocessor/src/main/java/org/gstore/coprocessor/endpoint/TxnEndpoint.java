@@ -9,10 +9,13 @@ import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.Columns;
+import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.generated.GStoreProtos;
 import org.gstore.common.wire.generated.GStoreProtos.ColumnProto;
 import org.gstore.common.wire.generated.GStoreProtos.CommitRequest;
 import org.gstore.common.wire.generated.GStoreProtos.CommitResponse;
+import org.gstore.common.wire.generated.GStoreProtos.LoadRowsRequest;
+import org.gstore.common.wire.generated.GStoreProtos.LoadRowsResponse;
 import org.gstore.common.wire.generated.GStoreProtos.ReadRequest;
 import org.gstore.common.wire.generated.GStoreProtos.ReadResponse;
 import org.gstore.common.wire.generated.GStoreProtos.ReadStampProto;
@@ -20,6 +23,7 @@ import org.gstore.common.wire.generated.GStoreProtos.RowVersionProto;
 import org.gstore.common.wire.generated.GStoreProtos.TxnOutcomeProto;
 import org.gstore.common.wire.generated.KeyGroupingProtos.KeyProto;
 import org.gstore.coprocessor.txn.CommitOutcome;
+import org.gstore.coprocessor.txn.LocalRows;
 import org.gstore.coprocessor.txn.ReadResult;
 import org.gstore.coprocessor.txn.ReadStamp;
 import org.gstore.coprocessor.txn.Requests;
@@ -28,7 +32,8 @@ import org.gstore.coprocessor.txn.TransactionManager;
 
 /**
  * Transactions on a group, served by the region holding its leader row: reads of the leader's cache at a snapshot,
- * and commits (see {@link TransactionManager}). Translates between the wire's protobufs and the manager's types.
+ * and commits (see {@link TransactionManager}); and, for a leader loading a group's cache, the rows this server
+ * hosts. Translates between the wire's protobufs and the manager's types.
  */
 public final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
   // HBase asks a coprocessor for its services before it starts it: the endpoint exists first and is attached later.
@@ -37,9 +42,11 @@ public final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
     throw new DoNotRetryIOException("G-Store does not run on this table's system regions");
   };
   private volatile Authorizer authorizer;
+  private volatile LocalRows localRows;
 
-  void attach(TransactionManager transactions, LeaderCheck leaders, Authorizer authorizer) {
+  void attach(TransactionManager transactions, LocalRows localRows, LeaderCheck leaders, Authorizer authorizer) {
     this.transactions = transactions;
+    this.localRows = localRows;
     this.authorizer = authorizer;
     this.leaders = leaders; // last: it opens the gate
   }
@@ -88,6 +95,29 @@ public final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
       if (outcome.message() != null) {
         b.setMessage(outcome.message());
       }
+      done.run(b.build());
+    } catch (IOException | IllegalArgumentException e) {
+      GroupEndpoint.fail(controller, e, done);
+    }
+  }
+
+  /**
+   * A leader loading a group's cache reads the rows this server hosts (see {@link LocalRows}); with READ on their
+   * tables, as a plain get would need. Any region of the server answers for all of them.
+   */
+  @Override
+  public void loadRows(RpcController controller, LoadRowsRequest request, RpcCallback<LoadRowsResponse> done) {
+    try {
+      LocalRows rows = localRows;
+      if (rows == null) { // the leader reads them through HBase's client
+        throw new DoNotRetryIOException("G-Store does not serve this region (yet)");
+      }
+      List<Key> keys = keys(request.getRowsList());
+      authorizer.requireRead(keys);
+      LocalRows.Read read = rows.read(keys);
+      LoadRowsResponse.Builder b = LoadRowsResponse.newBuilder();
+      read.rows().forEach((key, row) -> b.addRows(toProto(DatagramCodec.toProto(key), row)));
+      read.elsewhere().forEach(key -> b.addElsewhere(DatagramCodec.toProto(key)));
       done.run(b.build());
     } catch (IOException | IllegalArgumentException e) {
       GroupEndpoint.fail(controller, e, done);

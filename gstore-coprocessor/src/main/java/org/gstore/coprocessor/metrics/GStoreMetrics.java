@@ -35,6 +35,10 @@ public final class GStoreMetrics {
   private final Counter groupLeaseExpiries;
   private final org.apache.hadoop.hbase.metrics.Histogram txnCommitMicros;
   private final org.apache.hadoop.hbase.metrics.Histogram groupLoadMicros;
+  /** Rows of loaded caches read by the servers hosting them ({@code LoadRows}, or the leader's own). */
+  private final Counter groupLoadRowsAtServers;
+  /** Rows of loaded caches read through HBase's client: their server did not read them. */
+  private final Counter groupLoadRowsThroughClient;
   private final Counter regionCloseShippingWaits;
   private final Counter walRecoveries;
   private final Counter commitsReplayed;
@@ -60,6 +64,8 @@ public final class GStoreMetrics {
     txnConflicts = registry.counter("txnConflicts");
     txnCommitMicros = registry.histogram("txnCommitLatencyMicros");
     groupLoadMicros = registry.histogram("groupLoadLatencyMicros");
+    groupLoadRowsAtServers = registry.counter("groupLoadRowsAtServers");
+    groupLoadRowsThroughClient = registry.counter("groupLoadRowsThroughClient");
     regionCloseShippingWaits = registry.counter("regionCloseShippingWaits");
     walRecoveries = registry.counter("walRecoveries");
     commitsReplayed = registry.counter("commitsReplayed");
@@ -94,9 +100,14 @@ public final class GStoreMetrics {
     txnCommitMicros.update(nanos / 1_000);
   }
 
-  /** A leader read a group's members into its cache, which took {@code nanos}. */
-  public void groupLoaded(long nanos) {
+  /**
+   * A leader read a group's members into its cache, which took {@code nanos}: {@code atServers} rows read by the
+   * servers hosting them, {@code throughClient} through HBase's client (a server that did not read them).
+   */
+  public void groupLoaded(long nanos, int atServers, int throughClient) {
     groupLoadMicros.update(nanos / 1_000);
+    groupLoadRowsAtServers.increment(atServers);
+    groupLoadRowsThroughClient.increment(throughClient);
   }
 
   public void leaseExpired() {

@@ -36,6 +36,7 @@ import org.gstore.coprocessor.transport.HBaseKeyLocator;
 import org.gstore.coprocessor.transport.PeerRegistry;
 import org.gstore.coprocessor.transport.UdpTransport;
 import org.gstore.coprocessor.txn.CacheLoader;
+import org.gstore.coprocessor.txn.LocalRows;
 import org.gstore.coprocessor.txn.CommitValidator;
 import org.gstore.coprocessor.txn.GroupCaches;
 import org.gstore.coprocessor.txn.GroupHandover;
@@ -83,6 +84,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final UpdateShipper shipper;
   private final TableGuard tableGuard;
   private final TransactionManager transactions;
+  private final LocalRows localRows = new LocalRows(hosted::regionOf);
   private final InstanceLog instanceLog;
   private final PersistenceHeartbeat heartbeat;
   private final ServerBeats beats;
@@ -172,7 +174,7 @@ public final class GStoreServer implements GroupService, Closeable {
     this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), tables,
         recovery::replayOwnProtocolState, hosted, locator, metrics, writer, waiters, threads("protocol"));
     GroupCaches caches = new GroupCaches(
-        new CacheLoader(hbase, config.maxFutureMillis(), config.snapshotRetentionMillis(), metrics,
+        new CacheLoader(hbase, localRows, config.maxFutureMillis(), config.snapshotRetentionMillis(), metrics,
             threads("cache-reads")),
         runtime::awaitGroup, this::leadsHere);
     CommitValidator validator = new CommitValidator(tableGuard,
@@ -313,6 +315,10 @@ public final class GStoreServer implements GroupService, Closeable {
 
   public TransactionManager transactions() {
     return transactions;
+  }
+
+  public LocalRows localRows() {
+    return localRows;
   }
 
   @Override

@@ -1,6 +1,7 @@
 package org.gstore.coprocessor.txn;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -21,8 +22,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
@@ -38,8 +39,15 @@ import org.gstore.common.protocol.GroupRecord;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.MemberState;
 import org.gstore.common.wire.Columns;
+import org.gstore.common.wire.DatagramCodec;
+import org.gstore.common.wire.generated.GStoreProtos.GStoreTxnService;
+import org.gstore.common.wire.generated.GStoreProtos.LoadRowsRequest;
+import org.gstore.common.wire.generated.GStoreProtos.LoadRowsResponse;
+import org.gstore.common.wire.generated.GStoreProtos.RowVersionProto;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads a group's members from HBase into a new {@link GroupCache}. Each row's version is the newest timestamp of
@@ -47,9 +55,12 @@ import org.gstore.coprocessor.metrics.GStoreMetrics;
  * so a row's version is the same whichever server loads it, and the group's first commit gets a timestamp above
  * everything HBase holds for its rows, tombstones too.
  *
- * <p>A load's reads are in flight side by side: one raw scan per region the members are in (one scan over several
- * regions would visit them one after another), then one batch of gets per table (HBase's client sends it to every
- * server at once), so a load costs about two round trips, not one per region.
+ * <p>Rows are read where they are: the leader's own in its regions ({@link LocalRows}); every other server's in one
+ * call to it ({@code LoadRows}, served by any of its G-Store regions), all those calls side by side. What a server
+ * did not read (its region moved or split since it was located, or the server runs a G-Store without that call) is
+ * read through HBase's client: one raw scan per region the rows are in (one scan over several regions would visit
+ * them one after another), then one batch of gets per table (HBase's client sends it to every server at once). A
+ * load of K=50 rows over three servers and twelve regions makes two calls, not fifteen.
  *
  * <p>A member stamped too far in the future (beyond {@code gstore.txn.max.future.ms} ahead of this server's clock)
  * is refused with a clear error: the group's commits would have to be stamped after it, and deleting the group
@@ -62,15 +73,19 @@ public final class CacheLoader implements GroupLoader {
    */
   private static final int READS_PER_LOAD = 8;
 
+  private static final Logger LOG = LoggerFactory.getLogger(CacheLoader.class);
+
   private final Connection connection;
+  private final LocalRows local;
   private final long maxFutureMillis;
   private final long retentionMillis;
   private final GStoreMetrics metrics;
   private final ThreadPoolExecutor reads;
 
-  public CacheLoader(Connection connection, long maxFutureMillis, long retentionMillis, GStoreMetrics metrics,
-      ThreadFactory threads) {
+  public CacheLoader(Connection connection, LocalRows local, long maxFutureMillis, long retentionMillis,
+      GStoreMetrics metrics, ThreadFactory threads) {
     this.connection = connection;
+    this.local = local;
     this.maxFutureMillis = maxFutureMillis;
     this.retentionMillis = retentionMillis;
     this.metrics = metrics;
@@ -81,45 +96,138 @@ public final class CacheLoader implements GroupLoader {
   @Override
   public GroupCache load(GroupRecord record, long incarnation) throws IOException {
     long started = System.nanoTime();
-    Map<TableName, List<Key>> byTable = new LinkedHashMap<>();
-    for (Key k : record.members(MemberState.Status.JOINED)) {
-      byTable.computeIfAbsent(TableName.valueOf(k.table()), t -> new ArrayList<>()).add(k);
-    }
+    List<Key> members = List.copyOf(record.members(MemberState.Status.JOINED));
+    LocalRows.Read here = local.read(members);
+    Map<Key, RowState> read = new HashMap<>(here.rows());
     Semaphore inFlight = new Semaphore(READS_PER_LOAD);
     List<Future<?>> sent = new ArrayList<>();
     try {
-      // every version before any value: a value read is then never older than the version it is cached under
-      List<Future<Map<Key, Long>>> scans = new ArrayList<>();
-      for (Map.Entry<TableName, List<Key>> e : byTable.entrySet()) {
-        for (List<Key> inOneRegion : byRegion(e.getKey(), e.getValue())) {
-          scans.add(send(() -> newestTimestamps(e.getKey(), inOneRegion), inFlight, sent, record));
-        }
+      List<Key> left = new ArrayList<>();
+      for (Map.Entry<List<Key>, Future<LocalRows.Read>> asked : askServers(here.elsewhere(), inFlight, sent, record)) {
+        LocalRows.Read there = awaitServer(asked.getValue(), asked.getKey(), record);
+        read.putAll(there.rows());
+        left.addAll(there.elsewhere());
       }
-      Map<Key, Long> versions = new HashMap<>();
-      for (Future<Map<Key, Long>> scan : scans) {
-        versions.putAll(await(scan, record));
-      }
-      Map<TableName, Future<Result[]>> gets = new LinkedHashMap<>();
-      for (Map.Entry<TableName, List<Key>> e : byTable.entrySet()) {
-        gets.put(e.getKey(), send(() -> get(e.getKey(), e.getValue()), inFlight, sent, record));
-      }
+      int atServers = read.size();
+      read.putAll(readThroughClient(left, inFlight, sent, record));
       Map<Key, RowState> loaded = new LinkedHashMap<>();
       long floor = 0;
-      for (Map.Entry<TableName, List<Key>> e : byTable.entrySet()) {
-        Result[] results = await(gets.get(e.getKey()), record);
-        for (int i = 0; i < results.length; i++) {
-          Key key = e.getValue().get(i);
-          RowState row = rowState(results[i], versions.getOrDefault(key, 0L));
-          requireNotInFuture(record, key, row.version());
-          loaded.put(key, row);
-          floor = Math.max(floor, row.version());
-        }
+      for (Key key : members) {
+        RowState row = read.get(key);
+        requireNotInFuture(record, key, row.version());
+        loaded.put(key, row);
+        floor = Math.max(floor, row.version());
       }
-      metrics.groupLoaded(System.nanoTime() - started);
+      metrics.groupLoaded(System.nanoTime() - started, atServers, left.size());
       return new GroupCache(record.group(), incarnation, loaded, floor, retentionMillis);
     } finally {
       sent.forEach(f -> f.cancel(true)); // after a failure, nothing keeps reading for a load that is over
     }
+  }
+
+  /** One {@code LoadRows} call in flight per server hosting some of {@code rows}, with the rows it was asked for. */
+  private List<Map.Entry<List<Key>, Future<LocalRows.Read>>> askServers(List<Key> rows, Semaphore inFlight,
+      List<Future<?>> sent, GroupRecord record) throws IOException {
+    List<Map.Entry<List<Key>, Future<LocalRows.Read>>> asked = new ArrayList<>();
+    for (List<Key> onOneServer : byServer(rows)) {
+      asked.add(Map.entry(onOneServer, send(() -> loadRows(onOneServer), inFlight, sent, record)));
+    }
+    return asked;
+  }
+
+  /** What a server answered; all of {@code rows} left to HBase's client if the call failed. */
+  private static LocalRows.Read awaitServer(Future<LocalRows.Read> call, List<Key> rows, GroupRecord record)
+      throws InterruptedIOException {
+    try {
+      return await(call, record);
+    } catch (InterruptedIOException e) {
+      throw e;
+    } catch (IOException e) {
+      LOG.debug("a server did not read {} rows of group {}; reading them through HBase's client ({})", rows.size(),
+          record.id(), e.toString());
+      return new LocalRows.Read(Map.of(), rows);
+    }
+  }
+
+  private LocalRows.Read loadRows(List<Key> rows) throws IOException {
+    LoadRowsRequest.Builder request = LoadRowsRequest.newBuilder();
+    rows.forEach(k -> request.addRows(DatagramCodec.toProto(k)));
+    Key via = rows.get(0); // any row of the server reaches it
+    LoadRowsResponse response;
+    try (Table table = connection.getTable(TableName.valueOf(via.table()))) {
+      response = GStoreTxnService.newBlockingStub(table.coprocessorService(via.row())).loadRows(null, request.build());
+    } catch (ServiceException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      throw cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause);
+    }
+    Map<Key, RowState> read = new HashMap<>();
+    for (RowVersionProto row : response.getRowsList()) {
+      Map<ByteString, ByteString> columns = new TreeMap<>(Columns::compare);
+      row.getColumnsList().forEach(c -> columns.put(Columns.key(c.getFamily(), c.getQualifier()), c.getValue()));
+      read.put(Requests.key(row.getKey()), new RowState(row.getVersion(), Collections.unmodifiableMap(columns)));
+    }
+    read.keySet().retainAll(rows); // a server answers for what it was asked, nothing else
+    List<Key> elsewhere = new ArrayList<>();
+    for (Key k : rows) { // what it gave back, or (a server answering wrongly) left out
+      if (!read.containsKey(k)) {
+        elsewhere.add(k);
+      }
+    }
+    return new LocalRows.Read(read, elsewhere);
+  }
+
+  /** The rows grouped by the server holding them now (HBase's client's cached locations). */
+  private Collection<List<Key>> byServer(List<Key> rows) throws IOException {
+    Map<ServerName, List<Key>> byServer = new LinkedHashMap<>();
+    for (Map.Entry<TableName, List<Key>> e : byTable(rows).entrySet()) {
+      try (RegionLocator locator = connection.getRegionLocator(e.getKey())) {
+        for (Key k : e.getValue()) {
+          byServer.computeIfAbsent(locator.getRegionLocation(k.row()).getServerName(), s -> new ArrayList<>()).add(k);
+        }
+      }
+    }
+    return byServer.values();
+  }
+
+  /** The rows through HBase's client: every version before any value. */
+  private Map<Key, RowState> readThroughClient(List<Key> rows, Semaphore inFlight, List<Future<?>> sent,
+      GroupRecord record) throws IOException {
+    if (rows.isEmpty()) {
+      return Map.of();
+    }
+    Map<TableName, List<Key>> byTable = byTable(rows);
+    // every version before any value: a value read is then never older than the version it is cached under
+    List<Future<Map<Key, Long>>> scans = new ArrayList<>();
+    for (Map.Entry<TableName, List<Key>> e : byTable.entrySet()) {
+      for (List<Key> inOneRegion : byRegion(e.getKey(), e.getValue())) {
+        scans.add(send(() -> newestTimestamps(e.getKey(), inOneRegion), inFlight, sent, record));
+      }
+    }
+    Map<Key, Long> versions = new HashMap<>();
+    for (Future<Map<Key, Long>> scan : scans) {
+      versions.putAll(await(scan, record));
+    }
+    Map<TableName, Future<Result[]>> gets = new LinkedHashMap<>();
+    for (Map.Entry<TableName, List<Key>> e : byTable.entrySet()) {
+      gets.put(e.getKey(), send(() -> get(e.getKey(), e.getValue()), inFlight, sent, record));
+    }
+    Map<Key, RowState> read = new HashMap<>();
+    for (Map.Entry<TableName, List<Key>> e : byTable.entrySet()) {
+      Result[] results = await(gets.get(e.getKey()), record);
+      for (int i = 0; i < results.length; i++) {
+        Key key = e.getValue().get(i);
+        read.put(key, LocalRows.rowState(results[i].listCells(), versions.getOrDefault(key, 0L)));
+      }
+    }
+    return read;
+  }
+
+  private static Map<TableName, List<Key>> byTable(List<Key> rows) {
+    Map<TableName, List<Key>> byTable = new LinkedHashMap<>();
+    for (Key k : rows) {
+      byTable.computeIfAbsent(TableName.valueOf(k.table()), t -> new ArrayList<>()).add(k);
+    }
+    return byTable;
   }
 
   /** Stops the read threads: the reads in flight are interrupted, and their loads fail. */
@@ -151,17 +259,6 @@ public final class CacheLoader implements GroupLoader {
       inFlight.release();
       throw new InterruptedIOException("G-Store is stopping; group " + record.id() + " was not loaded");
     }
-  }
-
-  private static RowState rowState(Result result, long scannedVersion) {
-    long version = scannedVersion;
-    Map<ByteString, ByteString> columns = new TreeMap<>(Columns::compare);
-    for (Cell c : result.listCells() == null ? List.<Cell>of() : result.listCells()) { // null: a row with no cell
-      columns.put(Columns.key(CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c)),
-          ByteString.copyFrom(CellUtil.cloneValue(c)));
-      version = Math.max(version, c.getTimestamp()); // a cell written between the scan and the get
-    }
-    return new RowState(version, Collections.unmodifiableMap(columns));
   }
 
   /** The rows grouped by the region holding them now (HBase's client's cached locations). */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.gstore.coprocessor.Fakes.fake;
 
+import com.google.protobuf.ServiceException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +24,8 @@ import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.exceptions.UnknownProtocolException;
+import org.apache.hadoop.hbase.ipc.CoprocessorRpcChannel;
 import org.apache.hadoop.hbase.metrics.Histogram;
 import org.apache.hadoop.hbase.metrics.MetricRegistries;
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
@@ -43,8 +46,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * How cache loads share the server: over a fake HBase client in which every row is a region of its own and the
- * table {@code stuck} never answers a scan (a region that is unavailable).
+ * How cache loads share the server: over a fake HBase client in which every row is a region of its own, the table
+ * {@code stuck} never answers a scan (a region that is unavailable), and no server can read rows for a loading
+ * leader (a G-Store release without {@code LoadRows}): every row is read through HBase's client.
  */
 @Timeout(30)
 class CacheLoaderTest {
@@ -54,7 +58,7 @@ class CacheLoaderTest {
 
   private final CountDownLatch regionComesBack = new CountDownLatch(1);
   private final AtomicInteger scansWaiting = new AtomicInteger();
-  private final CacheLoader loader = new CacheLoader(fakeHBase(), 60_000, 60_000, METRICS,
+  private final CacheLoader loader = new CacheLoader(fakeHBase(), new LocalRows(k -> null), 60_000, 60_000, METRICS,
       Executors.defaultThreadFactory());
 
   @AfterEach
@@ -65,16 +69,28 @@ class CacheLoaderTest {
 
   @Test
   void aGroupWhoseRegionsDoNotAnswerDelaysOnlyItself() throws Exception {
+    long timed = loadsTimed();
     CompletableFuture<GroupCache> stuck = loadInBackground(group("game-1", "stuck", 40));
     waitUntilScansWaiting(8);
 
     GroupCache other = loader.load(group("game-2", "quick", 40), 1);
 
     assertThat(other.isMember(Key.of("quick", "row-39"))).isTrue();
-    assertThat(((Histogram) REGISTRY.get("groupLoadLatencyMicros").orElseThrow()).getCount())
-        .as("loads timed (groupLoadLatencyMicros)").isEqualTo(1);
+    assertThat(loadsTimed() - timed).as("loads timed (groupLoadLatencyMicros)").isEqualTo(1);
     assertThat(stuck).as("still waiting for its regions").isNotDone();
     assertThat(scansWaiting.get()).as("reads one load keeps in flight").isEqualTo(8);
+  }
+
+  @Test
+  void rowsNoServerReadAreReadThroughHBasesClient() throws Exception {
+    long before = ((org.apache.hadoop.hbase.metrics.Counter) REGISTRY.get("groupLoadRowsThroughClient")
+        .orElseThrow()).getCount();
+
+    GroupCache cache = loader.load(group("game-3", "quick", 5), 1);
+
+    assertThat(cache.isMember(Key.of("quick", "row-4"))).isTrue();
+    assertThat(((org.apache.hadoop.hbase.metrics.Counter) REGISTRY.get("groupLoadRowsThroughClient")
+        .orElseThrow()).getCount() - before).isEqualTo(5);
   }
 
   @Test
@@ -100,6 +116,10 @@ class CacheLoaderTest {
     t.setDaemon(true);
     t.start();
     return done;
+  }
+
+  private static long loadsTimed() {
+    return ((Histogram) REGISTRY.get("groupLoadLatencyMicros").orElseThrow()).getCount();
   }
 
   private void waitUntilScansWaiting(int n) {
@@ -143,6 +163,9 @@ class CacheLoaderTest {
         }
         yield fake(ResultScanner.class, (m, a) -> null);
       }
+      case "coprocessorService" -> fake(CoprocessorRpcChannel.class, (m, a) -> { // a server without LoadRows
+        throw new ServiceException(new UnknownProtocolException("no LoadRows here"));
+      });
       case "get" -> {
         Result[] results = new Result[((List<?>) args[0]).size()];
         java.util.Arrays.fill(results, Result.EMPTY_RESULT);

@@ -1,0 +1,101 @@
+package org.gstore.coprocessor.txn;
+
+import com.google.protobuf.ByteString;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.gstore.common.protocol.Key;
+import org.gstore.common.wire.Columns;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads rows for a group's cache on the server that hosts them, without HBase's RPC: the leader's own members, and
+ * other servers' members when their leader asks ({@code LoadRows}). Each row is read as {@link CacheLoader} reads it
+ * through HBase's client: its version first (the newest timestamp of any of its cells or delete markers, a raw scan
+ * of the row), then its cells, whose timestamps count too, so a value is never older than the version it is cached
+ * under. A row whose region is not served here, or whose read fails (its region began to close), is left to the
+ * caller, which reads it through HBase's client.
+ */
+public final class LocalRows {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalRows.class);
+
+  private final Function<Key, Region> hosting;
+
+  /** @param hosting the region serving a row here, or null */
+  public LocalRows(Function<Key, Region> hosting) {
+    this.hosting = hosting;
+  }
+
+  /** What a server read: the rows it hosts, and those it left to the caller. */
+  public record Read(Map<Key, RowState> rows, List<Key> elsewhere) {}
+
+  public Read read(List<Key> keys) {
+    Map<Key, RowState> rows = new LinkedHashMap<>();
+    List<Key> elsewhere = new ArrayList<>();
+    for (Key key : keys) {
+      Region region = hosting.apply(key);
+      RowState row = region == null ? null : readOrNull(region, key);
+      if (row == null) {
+        elsewhere.add(key);
+      } else {
+        rows.put(key, row);
+      }
+    }
+    return new Read(rows, elsewhere);
+  }
+
+  private static RowState readOrNull(Region region, Key key) {
+    try {
+      long version = newestTimestamp(region, key.row());
+      return rowState(region.get(new Get(key.row())).listCells(), version);
+    } catch (IOException e) {
+      LOG.debug("reading row {} in region {} failed; the leader reads it through HBase's client ({})", key,
+          region.getRegionInfo().getEncodedName(), e.toString());
+      return null;
+    }
+  }
+
+  private static long newestTimestamp(Region region, byte[] row) throws IOException {
+    Scan scan = new Scan().withStartRow(row).withStopRow(row, true).setRaw(true).readVersions(1)
+        .setCacheBlocks(false);
+    long newest = 0;
+    List<Cell> cells = new ArrayList<>();
+    try (RegionScanner scanner = region.getScanner(scan)) {
+      boolean more;
+      do {
+        more = scanner.next(cells);
+        for (Cell c : cells) {
+          newest = Math.max(newest, c.getTimestamp());
+        }
+        cells.clear();
+      } while (more);
+    }
+    return newest;
+  }
+
+  /**
+   * A row's cells as a cache entry, at {@code version} or the newest of their timestamps if later (a cell written
+   * between the version's read and the cells'). {@code cells} may be null: a row with none.
+   */
+  static RowState rowState(List<Cell> cells, long version) {
+    Map<ByteString, ByteString> columns = new TreeMap<>(Columns::compare);
+    for (Cell c : cells == null ? List.<Cell>of() : cells) {
+      columns.put(Columns.key(CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c)),
+          ByteString.copyFrom(CellUtil.cloneValue(c)));
+      version = Math.max(version, c.getTimestamp());
+    }
+    return new RowState(version, Collections.unmodifiableMap(columns));
+  }
+}

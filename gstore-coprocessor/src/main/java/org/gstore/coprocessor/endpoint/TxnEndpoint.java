@@ -46,8 +46,8 @@ public final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
 
   void attach(TransactionManager transactions, LocalRows localRows, LeaderCheck leaders, Authorizer authorizer) {
     this.transactions = transactions;
-    this.localRows = localRows;
     this.authorizer = authorizer;
+    this.localRows = localRows; // after the authorizer: it opens LoadRows
     this.leaders = leaders; // last: it opens the gate
   }
 
@@ -111,6 +111,10 @@ public final class TxnEndpoint extends GStoreProtos.GStoreTxnService {
       LocalRows rows = localRows;
       if (rows == null) { // the leader reads them through HBase's client
         throw new DoNotRetryIOException("G-Store does not serve this region (yet)");
+      }
+      if (request.getRowsCount() > LocalRows.MAX_ROWS) {
+        throw new DoNotRetryIOException("LoadRows of " + request.getRowsCount() + " rows; at most "
+            + LocalRows.MAX_ROWS);
       }
       List<Key> keys = keys(request.getRowsList());
       authorizer.requireRead(keys);

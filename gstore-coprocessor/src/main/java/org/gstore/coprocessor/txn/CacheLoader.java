@@ -97,11 +97,13 @@ public final class CacheLoader implements GroupLoader {
   public GroupCache load(GroupRecord record, long incarnation) throws IOException {
     long started = System.nanoTime();
     List<Key> members = List.copyOf(record.members(MemberState.Status.JOINED));
-    LocalRows.Read here = local.read(members);
-    Map<Key, RowState> read = new HashMap<>(here.rows());
     Semaphore inFlight = new Semaphore(READS_PER_LOAD);
     List<Future<?>> sent = new ArrayList<>();
     try {
+      // on a read thread, never the caller's: a load inside a client's RPC would run the region's read hooks
+      // (the AccessController's cell filters) as that client, and cache only what the client may see
+      LocalRows.Read here = await(send(() -> local.read(members), inFlight, sent, record), record);
+      Map<Key, RowState> read = new HashMap<>(here.rows());
       List<Key> left = new ArrayList<>();
       for (Map.Entry<List<Key>, Future<LocalRows.Read>> asked : askServers(here.elsewhere(), inFlight, sent, record)) {
         LocalRows.Read there = awaitServer(asked.getValue(), asked.getKey(), record);
@@ -135,16 +137,21 @@ public final class CacheLoader implements GroupLoader {
     return asked;
   }
 
-  /** What a server answered; all of {@code rows} left to HBase's client if the call failed. */
+  /**
+   * What a server answered; all of {@code rows} left to HBase's client if the call failed in any way, a timeout
+   * included (HBase's client reports one as an {@link InterruptedIOException} too). Only an interrupt of this
+   * thread ends the load.
+   */
   private static LocalRows.Read awaitServer(Future<LocalRows.Read> call, List<Key> rows, GroupRecord record)
       throws InterruptedIOException {
     try {
-      return await(call, record);
-    } catch (InterruptedIOException e) {
-      throw e;
-    } catch (IOException e) {
+      return call.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted loading group " + record.id());
+    } catch (ExecutionException e) {
       LOG.debug("a server did not read {} rows of group {}; reading them through HBase's client ({})", rows.size(),
-          record.id(), e.toString());
+          record.id(), String.valueOf(e.getCause()));
       return new LocalRows.Read(Map.of(), rows);
     }
   }

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.RegionReplicaUtil;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
@@ -30,6 +31,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalRows {
   private static final Logger LOG = LoggerFactory.getLogger(LocalRows.class);
+  /** The most rows one read takes: the largest group {@code gstore.group.max.size} allows. */
+  public static final int MAX_ROWS = 100_000;
+  /**
+   * The cell bytes one read gathers at most (one answer of HBase's RPC); the rows after are left to the caller, so
+   * a call for many large rows costs this server a bounded answer.
+   */
+  static final long MAX_BYTES = 32L << 20;
 
   private final Function<Key, Region> hosting;
 
@@ -41,16 +49,29 @@ public final class LocalRows {
   /** What a server read: the rows it hosts, and those it left to the caller. */
   public record Read(Map<Key, RowState> rows, List<Key> elsewhere) {}
 
+  /**
+   * The rows of {@code keys} hosted here, as of now; the others, and those after {@link #MAX_BYTES} of cells, left
+   * to the caller. Reads run HBase's read hooks (the {@code AccessController}'s) as the current RPC's user.
+   *
+   * @throws IllegalArgumentException for more than {@link #MAX_ROWS} keys
+   */
   public Read read(List<Key> keys) {
+    if (keys.size() > MAX_ROWS) {
+      throw new IllegalArgumentException("a read of " + keys.size() + " rows; at most " + MAX_ROWS);
+    }
     Map<Key, RowState> rows = new LinkedHashMap<>();
     List<Key> elsewhere = new ArrayList<>();
+    long bytes = 0;
     for (Key key : keys) {
-      Region region = hosting.apply(key);
-      RowState row = region == null ? null : readOrNull(region, key);
+      Region region = bytes > MAX_BYTES ? null : hosting.apply(key);
+      // a secondary replica may lag its primary: only a primary's rows are current
+      RowState row = region == null || !RegionReplicaUtil.isDefaultReplica(region.getRegionInfo()) ? null
+          : readOrNull(region, key);
       if (row == null) {
         elsewhere.add(key);
       } else {
         rows.put(key, row);
+        bytes += row.columns().entrySet().stream().mapToLong(e -> e.getKey().size() + e.getValue().size()).sum();
       }
     }
     return new Read(rows, elsewhere);
@@ -60,7 +81,7 @@ public final class LocalRows {
     try {
       long version = newestTimestamp(region, key.row());
       return rowState(region.get(new Get(key.row())).listCells(), version);
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) { // a region closing, or a read hook failing: not this row's fate
       LOG.debug("reading row {} in region {} failed; the leader reads it through HBase's client ({})", key,
           region.getRegionInfo().getEncodedName(), e.toString());
       return null;

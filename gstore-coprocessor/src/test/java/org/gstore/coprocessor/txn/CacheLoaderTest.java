@@ -56,6 +56,8 @@ class CacheLoaderTest {
       MetricRegistries.global().create(new MetricRegistryInfo("loader-test", "t", "t", "t", false));
   private static final GStoreMetrics METRICS = new GStoreMetrics(REGISTRY);
 
+  /** How every server's {@code LoadRows} fails: by default, as a G-Store release without it. */
+  private volatile Exception serverFailure = new UnknownProtocolException("no LoadRows here");
   private final CountDownLatch regionComesBack = new CountDownLatch(1);
   private final AtomicInteger scansWaiting = new AtomicInteger();
   private final CacheLoader loader = new CacheLoader(fakeHBase(), new LocalRows(k -> null), 60_000, 60_000, METRICS,
@@ -83,14 +85,28 @@ class CacheLoaderTest {
 
   @Test
   void rowsNoServerReadAreReadThroughHBasesClient() throws Exception {
-    long before = ((org.apache.hadoop.hbase.metrics.Counter) REGISTRY.get("groupLoadRowsThroughClient")
-        .orElseThrow()).getCount();
+    long before = throughClient();
 
     GroupCache cache = loader.load(group("game-3", "quick", 5), 1);
 
     assertThat(cache.isMember(Key.of("quick", "row-4"))).isTrue();
-    assertThat(((org.apache.hadoop.hbase.metrics.Counter) REGISTRY.get("groupLoadRowsThroughClient")
-        .orElseThrow()).getCount() - before).isEqualTo(5);
+    assertThat(throughClient() - before).isEqualTo(5);
+  }
+
+  @Test
+  void aServerThatTimesOutLeavesItsRowsToHBasesClient() throws Exception {
+    serverFailure = new java.net.SocketTimeoutException("callTimeout=60000"); // an InterruptedIOException too
+    long before = throughClient();
+
+    GroupCache cache = loader.load(group("game-4", "quick", 5), 1);
+
+    assertThat(cache.isMember(Key.of("quick", "row-4"))).isTrue();
+    assertThat(throughClient() - before).isEqualTo(5);
+  }
+
+  private static long throughClient() {
+    return ((org.apache.hadoop.hbase.metrics.Counter) REGISTRY.get("groupLoadRowsThroughClient").orElseThrow())
+        .getCount();
   }
 
   @Test
@@ -163,8 +179,8 @@ class CacheLoaderTest {
         }
         yield fake(ResultScanner.class, (m, a) -> null);
       }
-      case "coprocessorService" -> fake(CoprocessorRpcChannel.class, (m, a) -> { // a server without LoadRows
-        throw new ServiceException(new UnknownProtocolException("no LoadRows here"));
+      case "coprocessorService" -> fake(CoprocessorRpcChannel.class, (m, a) -> {
+        throw new ServiceException(serverFailure);
       });
       case "get" -> {
         Result[] results = new Result[((List<?>) args[0]).size()];

@@ -1,17 +1,14 @@
 package org.gstore.coprocessor.server;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.regionserver.Region;
-import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
+import org.gstore.coprocessor.txn.LocalRows;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,18 +66,8 @@ final class SkewSafeRelease {
       return Long.MIN_VALUE; // closed meanwhile: the fence went with it
     }
     Scan scan = new Scan().withStartRow(key.row()).withStopRow(key.row(), true).setRaw(true).readAllVersions();
-    long newest = Long.MIN_VALUE;
-    try (RegionScanner scanner = region.getScanner(scan.setTimeRange(now, horizon + 1))) {
-      List<Cell> cells = new ArrayList<>();
-      boolean more;
-      do {
-        more = scanner.next(cells);
-        for (Cell c : cells) {
-          newest = Math.max(newest, c.getTimestamp());
-        }
-        cells.clear();
-      } while (more);
-      return newest;
+    try {
+      return LocalRows.newestTimestamp(region, scan.setTimeRange(now, horizon + 1), Long.MIN_VALUE);
     } catch (IOException | RuntimeException e) { // NOPMD: never the writer thread's end
       LOG.warn("G-Store cannot read {} to free it ({}); freeing it in {} ms", key, e.toString(), maxWaitMillis);
       return clock.getAsLong() + maxWaitMillis;

@@ -89,9 +89,13 @@ public final class LocalRows {
   }
 
   private static long newestTimestamp(Region region, byte[] row) throws IOException {
-    Scan scan = new Scan().withStartRow(row).withStopRow(row, true).setRaw(true).readVersions(1)
-        .setCacheBlocks(false);
-    long newest = 0;
+    return newestTimestamp(region, new Scan().withStartRow(row).withStopRow(row, true).setRaw(true).readVersions(1)
+        .setCacheBlocks(false), 0);
+  }
+
+  /** The newest timestamp of the cells {@code scan} finds in {@code region} (raw: markers too), or {@code none}. */
+  public static long newestTimestamp(Region region, Scan scan, long none) throws IOException {
+    long newest = none;
     List<Cell> cells = new ArrayList<>();
     try (RegionScanner scanner = region.getScanner(scan)) {
       boolean more;

@@ -95,7 +95,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
       return;
     }
     this.server = GStoreServers.acquire(renv);
-    endpoints.attach(renv.getRegion(), server, server.transactions(), server.localRows(),
+    endpoints.attach(renv.getRegion(), server, server.transactions().manager(), server.transactions().localRows(),
         Authorizer.of(renv.getRegion(), renv.getConfiguration()));
     server.regionOpened(renv.getRegion());
   }

@@ -17,7 +17,6 @@ import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
-import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.gstore.common.GStoreVersion;
@@ -35,12 +34,6 @@ import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.gstore.coprocessor.transport.HBaseKeyLocator;
 import org.gstore.coprocessor.transport.PeerRegistry;
 import org.gstore.coprocessor.transport.UdpTransport;
-import org.gstore.coprocessor.txn.CacheLoader;
-import org.gstore.coprocessor.txn.LocalRows;
-import org.gstore.coprocessor.txn.CommitValidator;
-import org.gstore.coprocessor.txn.GroupCaches;
-import org.gstore.coprocessor.txn.GroupHandover;
-import org.gstore.coprocessor.txn.TransactionManager;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
 import org.gstore.coprocessor.wal.WalMetrics;
@@ -48,7 +41,6 @@ import org.gstore.recovery.LogId;
 import org.gstore.recovery.PersistenceHeartbeat;
 import org.gstore.recovery.ThresholdAlerts;
 import org.gstore.recovery.hbase.CommitApplier;
-import org.gstore.recovery.hbase.OutcomeTable;
 import org.gstore.recovery.hbase.RecoveryStatusReader;
 import org.gstore.recovery.hbase.RecoveryZnodes;
 import org.gstore.recovery.hbase.WalRecovery;
@@ -63,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * durable in the {@link StateTables} before their datagrams leave through the {@link DatagramOutbox} and answers
  * reach the {@link ClientWaiters}; {@link RegionLifecycle} opens and closes regions (fence, recovery, serving);
  * {@link GroupDeletes} holds a deleted group's releases until its commits are in HBase; the
- * {@link TransactionManager} commits through the {@link SharedWal} and ships through the {@link UpdateShipper};
+ * {@link ServerTransactions} commit through the {@link SharedWal} and ship through the {@link UpdateShipper};
  * the {@link PersistenceHeartbeat} claims what this server persisted. {@link #close()} stops them in reverse order.
  */
 public final class GStoreServer implements GroupService, Closeable {
@@ -82,9 +74,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final UdpTransport transport;
   private final SharedWal wal;
   private final UpdateShipper shipper;
-  private final TableGuard tableGuard;
-  private final TransactionManager transactions;
-  private final LocalRows localRows = new LocalRows(hosted::regionOf);
+  private final ServerTransactions transactions;
   private final InstanceLog instanceLog;
   private final PersistenceHeartbeat heartbeat;
   private final ServerBeats beats;
@@ -137,7 +127,6 @@ public final class GStoreServer implements GroupService, Closeable {
     HBaseKeyLocator locator = new HBaseKeyLocator(hbase);
     this.peers = new PeerRegistry(env.getConfiguration());
     this.transport = new UdpTransport(secrets.datagrams(), metrics);
-    this.tableGuard = new TableGuard(hbase, env.getConfiguration());
     this.walRoot = GStoreConfig.walRoot(env.getConfiguration());
     this.walFs = walRoot.getFileSystem(env.getConfiguration());
     this.recoveryZnodes = new RecoveryZnodes(peers::session,
@@ -173,23 +162,14 @@ public final class GStoreServer implements GroupService, Closeable {
         outbox::send, waiters::answer, waiters::fail);
     this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), tables,
         recovery::replayOwnProtocolState, hosted, locator, metrics, writer, waiters, threads("protocol"));
-    GroupCaches caches = new GroupCaches(
-        new CacheLoader(hbase, localRows, config.maxFutureMillis(), config.snapshotRetentionMillis(), metrics,
-            threads("cache-reads")),
-        runtime::awaitGroup, this::leadsHere);
-    CommitValidator validator = new CommitValidator(tableGuard,
-        env.getConfiguration().getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE),
-        config.maxCommitBytes());
-    this.transactions = new TransactionManager(metrics, wal, shipper, caches, validator,
-        new OutcomeTable(hbase), config.endpointWaitMillis(), faults::now);
-    GroupHandover handover = new GroupHandover(caches, wal, shipper, metrics, config.endpointWaitMillis(),
-        config.maxFutureMillis(), faults::now);
-    this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, handover, metrics,
+    this.transactions = new ServerTransactions(env.getConfiguration(), config, hbase, hosted, wal, shipper, metrics,
+        runtime::awaitGroup, this::leadsHere, faults::now, threads("cache-reads"));
+    this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, transactions.handover(), metrics,
         host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
     ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
         recoveryZnodes, System::currentTimeMillis, regions::longestReplayWaitMillis);
     this.beats = new ServerBeats(watch, stateLog, config.recoveryHeartbeatMillis(), this::threads);
-    this.deletes = new GroupDeletes(self, handover, releaseGate, runtime, outbox, writer::letOut,
+    this.deletes = new GroupDeletes(self, transactions.handover(), releaseGate, runtime, outbox, writer::letOut,
         threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, wal::checkNotFenced, deletes::delete,
         metrics, faults::now, threads("leases"));
@@ -305,20 +285,17 @@ public final class GStoreServer implements GroupService, Closeable {
 
   @Override
   public void preload(GroupId id) {
-    transactions.preload(id);
+    transactions.manager().preload(id);
   }
 
   @Override
   public String problemWith(String table) throws IOException {
-    return tableGuard.problemWith(table);
+    return transactions.tableGuard().problemWith(table);
   }
 
-  public TransactionManager transactions() {
+  /** The transaction side: caches, loads, commits. */
+  public ServerTransactions transactions() {
     return transactions;
-  }
-
-  public LocalRows localRows() {
-    return localRows;
   }
 
   @Override

@@ -21,6 +21,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.ServerName;
@@ -74,6 +75,8 @@ public final class CacheLoader implements GroupLoader {
   private static final int READS_PER_LOAD = 8;
 
   private static final Logger LOG = LoggerFactory.getLogger(CacheLoader.class);
+  /** A server's failed {@code LoadRows} is a warning once a minute at most, the others in between at DEBUG. */
+  private static final long FALLBACK_WARNING_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   private final Connection connection;
   private final LocalRows local;
@@ -81,6 +84,7 @@ public final class CacheLoader implements GroupLoader {
   private final long retentionMillis;
   private final GStoreMetrics metrics;
   private final ThreadPoolExecutor reads;
+  private final AtomicLong nextFallbackWarning = new AtomicLong(System.nanoTime());
 
   public CacheLoader(Connection connection, LocalRows local, long maxFutureMillis, long retentionMillis,
       GStoreMetrics metrics, ThreadFactory threads) {
@@ -142,7 +146,7 @@ public final class CacheLoader implements GroupLoader {
    * included (HBase's client reports one as an {@link InterruptedIOException} too). Only an interrupt of this
    * thread ends the load.
    */
-  private static LocalRows.Read awaitServer(Future<LocalRows.Read> call, List<Key> rows, GroupRecord record)
+  private LocalRows.Read awaitServer(Future<LocalRows.Read> call, List<Key> rows, GroupRecord record)
       throws InterruptedIOException {
     try {
       return call.get();
@@ -150,9 +154,25 @@ public final class CacheLoader implements GroupLoader {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted loading group " + record.id());
     } catch (ExecutionException e) {
-      LOG.debug("a server did not read {} rows of group {}; reading them through HBase's client ({})", rows.size(),
-          record.id(), String.valueOf(e.getCause()));
+      serverFailed(rows.size(), record, e.getCause());
       return new LocalRows.Read(Map.of(), rows);
+    }
+  }
+
+  /**
+   * Logs a server's failed {@code LoadRows}: a warning, at most once a minute (a rolling upgrade, a server under
+   * load, can fail every load for a while), DEBUG in between. The rows are read anyway, through HBase's client, and
+   * the {@code groupLoadRowsThroughClient} counter counts them all.
+   */
+  private void serverFailed(int rows, GroupRecord record, Throwable cause) {
+    long now = System.nanoTime();
+    long next = nextFallbackWarning.get();
+    if (now - next >= 0 && nextFallbackWarning.compareAndSet(next, now + FALLBACK_WARNING_NANOS)) {
+      LOG.warn("a server did not read {} rows of group {}, read through HBase's client instead ({}); until a minute"
+          + " has passed, further such fallbacks are logged at DEBUG", rows, record.id(), String.valueOf(cause));
+    } else {
+      LOG.debug("a server did not read {} rows of group {}, read through HBase's client instead ({})", rows,
+          record.id(), String.valueOf(cause));
     }
   }
 

@@ -11,11 +11,11 @@ import java.util.TreeMap;
 import java.util.function.Function;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.RegionReplicaUtil;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
-import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.Columns;
 import org.slf4j.Logger;
@@ -59,112 +59,38 @@ public final class LocalRows {
     if (keys.size() > MAX_ROWS) {
       throw new IllegalArgumentException("a read of " + keys.size() + " rows; at most " + MAX_ROWS);
     }
-    Map<Region, List<Key>> byRegion = new LinkedHashMap<>();
+    Map<Key, RowState> rows = new LinkedHashMap<>();
     List<Key> elsewhere = new ArrayList<>();
+    long bytes = 0;
     for (Key key : keys) {
-      Region region = hosting.apply(key);
+      Region region = bytes > MAX_BYTES ? null : hosting.apply(key);
       // a secondary replica may lag its primary: only a primary's rows are current
-      if (region == null || !RegionReplicaUtil.isDefaultReplica(region.getRegionInfo())) {
+      RowState row = region == null || !RegionReplicaUtil.isDefaultReplica(region.getRegionInfo()) ? null
+          : readOrNull(region, key);
+      if (row == null) {
         elsewhere.add(key);
       } else {
-        byRegion.computeIfAbsent(region, r -> new ArrayList<>()).add(key);
-      }
-    }
-    Map<Key, RowState> rows = new LinkedHashMap<>();
-    long bytes = 0;
-    for (Map.Entry<Region, List<Key>> inRegion : byRegion.entrySet()) {
-      Map<Key, RowState> read = bytes > MAX_BYTES ? Map.of()
-          : readOrNone(inRegion.getKey(), inRegion.getValue(), MAX_BYTES - bytes);
-      for (Key key : inRegion.getValue()) {
-        RowState row = read.get(key);
-        if (row == null) {
-          elsewhere.add(key);
-        } else {
-          rows.put(key, row);
-          bytes += size(row);
-        }
+        rows.put(key, row);
+        bytes += row.columns().entrySet().stream().mapToLong(e -> e.getKey().size() + e.getValue().size()).sum();
       }
     }
     return new Read(rows, elsewhere);
   }
 
-  /**
-   * The rows of {@code keys} in {@code region}, in row order, until one takes their cells past {@code budget}
-   * bytes: every row's version first (one raw scan), then every row's cells (one scan). None if the region could
-   * not be read.
-   */
-  private static Map<Key, RowState> readOrNone(Region region, List<Key> keys, long budget) {
-    List<byte[]> sorted = keys.stream().map(Key::row).sorted(Bytes.BYTES_COMPARATOR).distinct().toList();
+  private static RowState readOrNull(Region region, Key key) {
     try {
-      Map<byte[], Long> versions = new TreeMap<>(Bytes.BYTES_COMPARATOR);
-      forEachRow(region, new Scan().setRaw(true).readVersions(1), sorted, (row, cells) -> {
-        versions.put(row, cells.stream().mapToLong(Cell::getTimestamp).max().orElse(0));
-        return true;
-      });
-      Map<byte[], RowState> read = new TreeMap<>(Bytes.BYTES_COMPARATOR);
-      long[] bytes = {0};
-      byte[] last = forEachRow(region, new Scan().readVersions(1), sorted, (row, cells) -> {
-        RowState state = rowState(cells, versions.getOrDefault(row, 0L));
-        read.put(row, state);
-        bytes[0] += size(state);
-        return bytes[0] <= budget;
-      });
-      Map<Key, RowState> rows = new LinkedHashMap<>();
-      for (Key key : keys) {
-        if (last == null || Bytes.compareTo(key.row(), last) <= 0) { // rows after the last one read are not read
-          rows.put(key, read.getOrDefault(key.row(), rowState(null, versions.getOrDefault(key.row(), 0L))));
-        }
-      }
-      return rows;
-    } catch (IOException | RuntimeException e) { // a region closing, or a read hook failing: not these rows' fate
-      LOG.debug("reading {} rows in region {} failed; the leader reads them through HBase's client ({})", keys.size(),
+      long version = newestTimestamp(region, key.row());
+      return rowState(region.get(new Get(key.row())).listCells(), version);
+    } catch (IOException | RuntimeException e) { // a region closing, or a read hook failing: not this row's fate
+      LOG.debug("reading row {} in region {} failed; the leader reads it through HBase's client ({})", key,
           region.getRegionInfo().getEncodedName(), e.toString());
-      return Map.of();
-    }
-  }
-
-  /** Sees a row's cells while its scanner is open (the cells may live in buffers the scanner releases). */
-  interface RowVisitor {
-    /** @return whether to go on to the next row */
-    boolean visit(byte[] row, List<Cell> cells);
-  }
-
-  /**
-   * Shows {@code visitor} the cells {@code scan} finds in each of {@code rows} (sorted, distinct) of {@code region},
-   * rows without any skipped, with one scanner for all: it is moved forward to each row ({@link
-   * RegionScanner#reseek}), so a row costs a seek, not a scanner's opening. A row found past the one asked for is
-   * kept for the rows after it (a reseek never moves a scanner back; the rows between have no cells).
-   *
-   * @return the row at which the visitor stopped, or null if it saw them all
-   */
-  static byte[] forEachRow(Region region, Scan scan, List<byte[]> rows, RowVisitor visitor) throws IOException {
-    if (rows.isEmpty()) {
       return null;
     }
-    scan.withStartRow(rows.get(0)).withStopRow(rows.get(rows.size() - 1), true).setCacheBlocks(false);
-    try (RegionScanner scanner = region.getScanner(scan)) {
-      List<Cell> next = new ArrayList<>(); // the row the scanner returned last, until the rows asked for pass it
-      boolean more = true;
-      for (byte[] row : rows) {
-        if (!next.isEmpty() && Bytes.compareTo(CellUtil.cloneRow(next.get(0)), row) < 0) {
-          next.clear();
-        }
-        if (next.isEmpty() && more) {
-          scanner.reseek(row);
-          do {
-            more = scanner.next(next);
-          } while (next.isEmpty() && more);
-        }
-        if (!next.isEmpty() && CellUtil.matchingRows(next.get(0), row) && !visitor.visit(row, next)) {
-          return row;
-        }
-      }
-    }
-    return null;
   }
 
-  private static long size(RowState row) {
-    return row.columns().entrySet().stream().mapToLong(e -> e.getKey().size() + e.getValue().size()).sum();
+  private static long newestTimestamp(Region region, byte[] row) throws IOException {
+    return newestTimestamp(region, new Scan().withStartRow(row).withStopRow(row, true).setRaw(true).readVersions(1)
+        .setCacheBlocks(false), 0);
   }
 
   /** The newest timestamp of the cells {@code scan} finds in {@code region} (raw: markers too), or {@code none}. */

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link LocalRows} on a real region (local files, no WAL, no cluster): one scanner per pass moved from row to row
- * must read each row exactly as a scanner opened on that row alone would, whatever lies between the rows asked for.
+ * {@link LocalRows} on a real region (local files, no WAL, no cluster): each row asked for is read with its newest
+ * timestamp, delete markers included, whatever lies before, between and after the rows asked for, in files and in
+ * the memstore; a read stops at its byte bound and leaves the rest to the caller.
  */
 class LocalRowsTest {
   private static final TableName TABLE = TableName.valueOf("local_rows");

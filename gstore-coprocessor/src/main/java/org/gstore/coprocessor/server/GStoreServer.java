@@ -160,8 +160,11 @@ public final class GStoreServer implements GroupService, Closeable {
         new FenceUpdates(hosted, new SkewSafeRelease(hosted, EnvironmentEdgeManager::currentTime,
             config.maxFutureMillis())), metrics,
         outbox::send, waiters::answer, waiters::fail);
-    this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), tables,
-        recovery::replayOwnProtocolState, hosted, locator, metrics, writer, waiters, threads("protocol"));
+    this.runtime = new ProtocolRuntime(self, config.protocol(), config.endpointWaitMillis(), () -> {
+      tables.ensureExist();
+      recovery.replayOwnProtocolState(); // an earlier G-Store here may have logged reservations the tables miss
+      return tables.reservedUids(self);
+    }, hosted, locator, metrics, writer, waiters, threads("protocol"), threads("engine-start"));
     this.transactions = new ServerTransactions(env.getConfiguration(), config, hbase, hosted, wal, shipper, metrics,
         runtime::awaitGroup, this::leadsHere, faults::now, threads("cache-reads"));
     this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, transactions.handover(), metrics,

@@ -41,10 +41,13 @@ import org.slf4j.LoggerFactory;
  * exists once the state tables do and this node's reserved uids are read; inputs wait for it.
  */
 final class ProtocolRuntime implements Closeable {
-  /** Returns once every log that may hold protocol state the tables miss is replayed into them. */
+  /**
+   * What must hold before the engine exists: the state tables exist, every log that may hold protocol state they
+   * miss is replayed into them, and this node's reserved uids are read from them (returned).
+   */
   @FunctionalInterface
-  interface LoadGate {
-    void await() throws IOException;
+  interface Startup {
+    long reservedUids() throws IOException;
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(ProtocolRuntime.class);
@@ -52,14 +55,18 @@ final class ProtocolRuntime implements Closeable {
   private final NodeId self;
   private final ProtocolConfig protocol;
   private final long waitMillis;
-  private final StateTables tables;
-  private final LoadGate gate;
+  private final Startup startup;
   private final HostedRegions hosted;
   private final HBaseKeyLocator locator;
   private final GStoreMetrics metrics;
   private final StepWriter writer;
   private final ClientWaiters waiters;
   private final ScheduledExecutorService thread;
+  /**
+   * Creates the engine, off the protocol thread: its startup may wait minutes for the state tables (their region in
+   * transition while the master restarts), and the protocol thread must drain closing regions meanwhile.
+   */
+  private final java.util.concurrent.ExecutorService startThread;
   private final CompletableFuture<ProtocolNode> engine = new CompletableFuture<>();
   /** The timer of the engine's next wake-up; protocol thread only. */
   private ScheduledFuture<?> wakeup;
@@ -69,34 +76,36 @@ final class ProtocolRuntime implements Closeable {
   /**
    * @param waitMillis how long a caller on another thread waits for the engine's record of a group
    */
-  ProtocolRuntime(NodeId self, ProtocolConfig protocol, long waitMillis, StateTables tables, LoadGate gate,
-      HostedRegions hosted, HBaseKeyLocator locator, GStoreMetrics metrics, StepWriter writer, ClientWaiters waiters,
-      ThreadFactory threads) {
+  ProtocolRuntime(NodeId self, ProtocolConfig protocol, long waitMillis, Startup startup, HostedRegions hosted,
+      HBaseKeyLocator locator, GStoreMetrics metrics, StepWriter writer, ClientWaiters waiters, ThreadFactory threads,
+      ThreadFactory startThreads) {
     this.self = self;
     this.protocol = protocol;
     this.waitMillis = waitMillis;
-    this.tables = tables;
-    this.gate = gate;
+    this.startup = startup;
     this.hosted = hosted;
     this.locator = locator;
     this.metrics = metrics;
     this.writer = writer;
     this.waiters = waiters;
     this.thread = Executors.newSingleThreadScheduledExecutor(threads);
+    this.startThread = Executors.newSingleThreadExecutor(startThreads);
   }
 
-  /** Creates the state tables if needed, then the engine above this node's reserved uids, on the protocol thread. */
+  /**
+   * Creates the state tables if needed, then the engine above this node's reserved uids, on a thread of its own.
+   * Inputs wait for the engine; a region that closes before it exists has nothing to drain.
+   */
   void start() {
-    thread.execute(this::startEngine);
+    startThread.execute(this::startEngine);
+    startThread.shutdown(); // its one task runs on; the thread ends with it
   }
 
   private void startEngine() {
     long backoff = 100;
     while (!closed) {
       try {
-        tables.ensureExist();
-        gate.await(); // an earlier G-Store on this server may have logged reservations the tables miss
-        long reserved = tables.reservedUids(self);
+        long reserved = startup.reservedUids();
         engine.complete(new ProtocolNode(self, protocol, hosted::hosts, locator, reserved));
         return;
       } catch (IOException | RuntimeException e) {
@@ -251,6 +260,7 @@ final class ProtocolRuntime implements Closeable {
   @Override
   public void close() {
     closed = true;
+    startThread.shutdownNow();
     thread.shutdownNow();
   }
 }

@@ -117,6 +117,9 @@ public final class Benchmark {
       if (omid) {
         prepareOmidPlayers(omidClient);
       }
+      if (embedded) {
+        EmbeddedLayout.pin(connection, List.of(Players.TABLE, Players.OMID_TABLE), out);
+      }
       BenchSystem.Clients clients = new BenchSystem.Clients(connection, gstore, omidClient);
       List<Workload> workloads = workloads(clients);
       try (FlightRecording recording = FlightRecording.startIfAsked(settings.profile(), out)) {

@@ -4,17 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.Test;
@@ -88,6 +95,20 @@ class BenchmarkIT {
       assertThat(written).as("Omid's committed writes").isPositive();
     }
 
+    // the layout the run measured: the state tables on the first region server by name, the players round-robin
+    List<ServerName> servers;
+    try (Admin admin = cluster.getConnection().getAdmin()) {
+      servers = admin.getRegionServers().stream().sorted(Comparator.comparing(
+          ServerName::getServerName)).toList();
+    }
+    for (String state : List.of("gstore:groups", "gstore:owners", "gstore:nodes", "gstore:outcomes")) {
+      assertThat(hosts(cluster, TableName.valueOf(state))).as(state).containsOnly(servers.get(0));
+    }
+    List<ServerName> players = hosts(cluster, Players.TABLE);
+    for (int i = 0; i < players.size(); i++) {
+      assertThat(players.get(i)).as("region %d of the players", i).isEqualTo(servers.get(i % servers.size()));
+    }
+
     // every group the workloads formed was dissolved: no player is left fenced
     assertThat(GStoreTables.rowCount(cluster.getConnection(), TableName.valueOf("gstore:owners")))
         .as("owner records left").isZero();
@@ -153,6 +174,17 @@ class BenchmarkIT {
         negative |= org.apache.hadoop.hbase.util.Bytes.toInt(r.getValue(Players.CF, Players.SCORE)) < 0;
       }
       assertThat(negative).as("a bet took chips from a player who had none").isTrue();
+    }
+  }
+
+  /** Where the table's regions are, in key order. */
+  private static List<ServerName> hosts(GStoreMiniCluster cluster, TableName table)
+      throws IOException {
+    try (RegionLocator locator = cluster.getConnection().getRegionLocator(table)) {
+      return locator.getAllRegionLocations().stream()
+          .sorted(Comparator.comparing(l -> l.getRegion().getStartKey(),
+              Bytes.BYTES_COMPARATOR))
+          .map(HRegionLocation::getServerName).toList();
     }
   }
 }

@@ -20,7 +20,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <p>Why: HBase places regions where it likes, and the placement changes what a lifecycle costs more than anything
  * G-Store does. A state write from the server that hosts the state table is a call within the process; from another
  * server it is an RPC. One lifecycle run at one client (2026-11-28) cost 7.2 ms of CPU where every state write it
- * made happened to be local, and 14-15 ms in four runs where most were not. A fixed layout makes runs comparable;
+ * made happened to be local, and 14-15 ms in the six other runs, where most were not. A fixed layout makes runs comparable;
  * this one is what a cluster larger than the state tables sees: most groups' state is written over the network.
  */
 final class EmbeddedLayout {
@@ -51,7 +51,7 @@ final class EmbeddedLayout {
   }
 
   /** The table's regions in key order, where they are now. */
-  private static List<HRegionLocation> locations(Connection connection, TableName table) throws IOException {
+  static List<HRegionLocation> locations(Connection connection, TableName table) throws IOException {
     try (RegionLocator locator = connection.getRegionLocator(table)) {
       List<HRegionLocation> regions = new ArrayList<>(locator.getAllRegionLocations());
       regions.sort(Comparator.comparing(l -> l.getRegion().getStartKey(), Bytes.BYTES_COMPARATOR));

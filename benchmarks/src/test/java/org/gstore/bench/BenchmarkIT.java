@@ -16,12 +16,10 @@ import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
-import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.Test;
@@ -178,13 +176,9 @@ class BenchmarkIT {
   }
 
   /** Where the table's regions are, in key order. */
-  private static List<ServerName> hosts(GStoreMiniCluster cluster, TableName table)
-      throws IOException {
-    try (RegionLocator locator = cluster.getConnection().getRegionLocator(table)) {
-      return locator.getAllRegionLocations().stream()
-          .sorted(Comparator.comparing(l -> l.getRegion().getStartKey(),
-              Bytes.BYTES_COMPARATOR))
-          .map(HRegionLocation::getServerName).toList();
-    }
+  private static List<ServerName> hosts(GStoreMiniCluster cluster, TableName table) throws IOException {
+    return EmbeddedLayout.locations(cluster.getConnection(), table).stream().map(HRegionLocation::getServerName)
+        .toList();
   }
+
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -66,7 +67,7 @@ final class ProtocolRuntime implements Closeable {
    * Creates the engine, off the protocol thread: its startup may wait minutes for the state tables (their region in
    * transition while the master restarts), and the protocol thread must drain closing regions meanwhile.
    */
-  private final java.util.concurrent.ExecutorService startThread;
+  private final ExecutorService startThread;
   private final CompletableFuture<ProtocolNode> engine = new CompletableFuture<>();
   /** The timer of the engine's next wake-up; protocol thread only. */
   private ScheduledFuture<?> wakeup;

@@ -3,6 +3,8 @@ package org.gstore.coprocessor.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InterruptedIOException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +18,7 @@ import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.ProtocolConfig;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.gstore.coprocessor.transport.HBaseKeyLocator;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,6 +32,7 @@ import org.junit.jupiter.api.Timeout;
 class ProtocolRuntimeTest {
   private final CountDownLatch tablesReachable = new CountDownLatch(1);
   private final AtomicInteger startupAttempts = new AtomicInteger();
+  private final List<Thread> startThreads = new CopyOnWriteArrayList<>();
   private final StepWriter writer = new StepWriter("test", changes -> { }, () -> { }, e -> { },
       new FenceUpdates(new HostedRegions(), new SkewSafeRelease(new HostedRegions(), System::currentTimeMillis, 1_000)),
       new GStoreMetrics(MetricRegistries.global().create(
@@ -45,7 +49,11 @@ class ProtocolRuntimeTest {
         return 0L;
       }, new HostedRegions(), new HBaseKeyLocator(null), new GStoreMetrics(MetricRegistries.global().create(
           new MetricRegistryInfo("ProtocolRuntimeTest", "test", "test", "test", false))), writer, new ClientWaiters(),
-      Executors.defaultThreadFactory(), Executors.defaultThreadFactory());
+      Executors.defaultThreadFactory(), r -> {
+        Thread t = new Thread(r, "engine-start");
+        startThreads.add(t);
+        return t;
+      });
 
   @AfterEach
   void close() {
@@ -56,7 +64,7 @@ class ProtocolRuntimeTest {
   @Test
   void aRegionClosingBeforeTheEngineExistsDrainsAtOnceAndInputsWaitForTheEngine() throws Exception {
     runtime.start();
-    org.awaitility.Awaitility.await().until(() -> startupAttempts.get() == 1); // the engine waits for the tables
+    Awaitility.await().until(() -> startupAttempts.get() == 1); // the engine waits for the tables
 
     AtomicBoolean removed = new AtomicBoolean();
     runtime.unload(k -> true, () -> removed.set(true)).get(5, TimeUnit.SECONDS);
@@ -68,6 +76,19 @@ class ProtocolRuntimeTest {
     tablesReachable.countDown();
     assertThat(record.get(5, TimeUnit.SECONDS)).isEmpty();
     assertThat(runtime.engine().get(5, TimeUnit.SECONDS).groupCount()).isZero();
+    assertThat(startupAttempts).hasValue(1);
+  }
+
+  @Test
+  void closingWhileTheStartWaitsForTheTablesEndsTheStartThreadAndNoEngineIsMade() throws Exception {
+    runtime.start();
+    Awaitility.await().until(() -> startupAttempts.get() == 1);
+
+    runtime.close(); // the region server stops while its master is away
+    assertThat(startThreads).hasSize(1);
+    startThreads.get(0).join(5_000);
+    assertThat(startThreads.get(0).isAlive()).as("the start thread ends with G-Store").isFalse();
+    assertThat(runtime.engine()).isNotDone();
     assertThat(startupAttempts).hasValue(1);
   }
 }

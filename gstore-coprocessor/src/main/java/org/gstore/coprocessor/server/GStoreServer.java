@@ -71,6 +71,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final StateTables tables;
   private final HostedRegions hosted = new HostedRegions();
   private final PeerRegistry peers;
+  private final HBaseKeyLocator locator;
   private final UdpTransport transport;
   private final SharedWal wal;
   private final UpdateShipper shipper;
@@ -124,7 +125,7 @@ public final class GStoreServer implements GroupService, Closeable {
     this.hbase = PooledConnection.of(env.getConnection(), serverName);
     this.tables = new StateTables(hbase, versions);
     GStoreMetrics metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
-    HBaseKeyLocator locator = new HBaseKeyLocator(hbase);
+    this.locator = new HBaseKeyLocator(hbase);
     this.peers = new PeerRegistry(env.getConfiguration());
     this.transport = new UdpTransport(secrets.datagrams(), metrics);
     this.walRoot = GStoreConfig.walRoot(env.getConfiguration());
@@ -358,6 +359,7 @@ public final class GStoreServer implements GroupService, Closeable {
   public void close() {
     leases.close();
     runtime.close();
+    locator.close();
     beats.stop();
     regions.close();
     deletes.close();

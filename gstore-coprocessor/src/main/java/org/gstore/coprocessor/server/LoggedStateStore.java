@@ -131,6 +131,16 @@ final class LoggedStateStore implements StepWriter.Store, java.io.Closeable {
     return checkpointer.flush();
   }
 
+  @Override
+  public long mark() {
+    return queue.lastAppended();
+  }
+
+  @Override
+  public boolean inTables(long mark) {
+    return queue.marker() >= mark;
+  }
+
   /**
    * Every record up to {@code sequence} is in the tables: the WAL need not keep them, and a mark saying so is
    * logged (not waited for), so that a replay does not write them again. A mark that is lost only makes a replay

@@ -195,7 +195,7 @@ final class ProtocolRuntime implements Closeable {
       if (e != null) {
         writer.submit(e.unload(inRegion));
       }
-      writer.drained().whenComplete((v, t) -> {
+      writer.drained(inRegion).whenComplete((v, t) -> {
         if (t == null) {
           drained.complete(null);
         } else {

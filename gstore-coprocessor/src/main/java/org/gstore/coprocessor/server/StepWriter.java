@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.Datagram;
 import org.gstore.common.protocol.Reply;
 import org.gstore.common.protocol.StateChange;
@@ -55,6 +57,16 @@ public final class StepWriter implements Closeable {
     /** Completes once every change written so far is in the state tables, where a region's next host loads it. */
     default CompletableFuture<Void> inTables() {
       return CompletableFuture.completedFuture(null);
+    }
+
+    /** A mark of everything written so far, for {@link #inTables(long)}; written to on the writer thread only. */
+    default long mark() {
+      return 0;
+    }
+
+    /** Whether everything written up to {@code mark} ({@link #mark}) is in the state tables. */
+    default boolean inTables(long mark) {
+      return true;
     }
   }
 
@@ -104,6 +116,17 @@ public final class StepWriter implements Closeable {
   private long wakeUpDue;
   /** Submitted steps that reserve uids and are not written yet: early datagrams wait while there are any. */
   private final AtomicInteger reservationsUnwritten = new AtomicInteger();
+  /** Steps queued so far, each numbered in turn from 1; protocol thread only. */
+  private long submitted;
+  /** The newest step to touch each key: a closing region waits only for its own; protocol thread only. */
+  private final TouchedKeys touched = new TouchedKeys();
+  /** Steps taken from the queue so far (numbered as they were submitted: the queue keeps their order); writer only. */
+  private long taken;
+  /** The first step of the batch in hand; writer thread only. */
+  private long batchFirst;
+  /** The number of the oldest step whose deferred changes may be among those carried, 0 if none; writer only. */
+  private long oldestCarried;
+  private final SettledSteps settled = new SettledSteps();
 
   /**
    * @param fail tells the client waiting under a request id that its step could not be written (an unexpected
@@ -188,6 +211,9 @@ public final class StepWriter implements Closeable {
     if (step.reservesUids()) {
       reservationsUnwritten.incrementAndGet();
     }
+    submitted++;
+    touched.touch(step, submitted);
+    touched.forgetSettled(() -> settled.settled(store));
     if (!step.early().isEmpty()) {
       List<Datagram> early = step.early();
       if (reservationsUnwritten.get() == 0 && gate.letOut(() -> early.forEach(release.send()))) {
@@ -213,14 +239,25 @@ public final class StepWriter implements Closeable {
     return done;
   }
 
-  /** A {@link #barrier} whose steps are also in the state tables ({@link Store#inTables}): a closing region's wait. */
-  CompletableFuture<Void> drained() {
+  /**
+   * Completes once every step submitted before it that changed state loaded with a key {@code inRegion} is durable,
+   * out and in the state tables ({@link Store#inTables}): a closing region's wait. At once when all of them have
+   * settled already, however many writes of other regions are pending (one retrying against a state table in
+   * transition would otherwise hold every region's close); else a {@link #barrier} and every change in the tables.
+   * Fails if the writer halts first. Called by the protocol thread only.
+   */
+  CompletableFuture<Void> drained(Predicate<Key> inRegion) {
+    if (!gate.halted() && !thread.isClosed() && touched.lastIn(inRegion) <= settled.settled(store)) {
+      return CompletableFuture.completedFuture(null);
+    }
     return barrier().thenCompose(v -> store.inTables());
   }
 
   /** Steps (and barriers) in the order the engine produced them. */
   private void write(WriterBatch batch) {
     List<Step> steps = batch.steps();
+    batchFirst = taken + 1;
+    taken += steps.size();
     int reserving = (int) steps.stream().filter(Step::reservesUids).count();
     Runnable reservationsDurable = new Runnable() {
       private boolean done;
@@ -289,6 +326,12 @@ public final class StepWriter implements Closeable {
       failPendingBarriers();
       return;
     }
+    if (carried.isEmpty()) {
+      oldestCarried = 0;
+    } else if (oldestCarried == 0) {
+      oldestCarried = batchFirst; // carried changes come from this batch's steps
+    }
+    settled.written(oldestCarried == 0 ? taken : oldestCarried - 1, store.mark(), store);
     if (!carried.isEmpty() && !lingering) {
       lingering = true;
       wakeUpDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);

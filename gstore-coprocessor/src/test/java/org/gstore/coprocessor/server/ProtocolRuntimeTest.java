@@ -38,6 +38,7 @@ class ProtocolRuntimeTest {
       new GStoreMetrics(MetricRegistries.global().create(
           new MetricRegistryInfo("ProtocolRuntimeTest", "test", "test", "test", false))),
       datagram -> { }, reply -> { }, (requestId, e) -> { });
+  private final HBaseKeyLocator locator = new HBaseKeyLocator(null);
   private final ProtocolRuntime runtime = new ProtocolRuntime(new NodeId("n1"), ProtocolConfig.DEFAULTS, 1_000,
       () -> {
         startupAttempts.incrementAndGet();
@@ -47,7 +48,7 @@ class ProtocolRuntimeTest {
           throw new InterruptedIOException("stopping");
         }
         return 0L;
-      }, new HostedRegions(), new HBaseKeyLocator(null), new GStoreMetrics(MetricRegistries.global().create(
+      }, new HostedRegions(), locator, new GStoreMetrics(MetricRegistries.global().create(
           new MetricRegistryInfo("ProtocolRuntimeTest", "test", "test", "test", false))), writer, new ClientWaiters(),
       Executors.defaultThreadFactory(), r -> {
         Thread t = new Thread(r, "engine-start");
@@ -59,6 +60,7 @@ class ProtocolRuntimeTest {
   void close() {
     runtime.close();
     writer.close();
+    locator.close();
   }
 
   @Test

@@ -127,6 +127,11 @@ public final class StepWriter implements Closeable {
   /** The number of the oldest step whose deferred changes may be among those carried, 0 if none; writer only. */
   private long oldestCarried;
   private final SettledSteps settled = new SettledSteps();
+  /**
+   * A batch failed unexpectedly: its steps count as taken but were never written, and nothing tells which regions
+   * they touched any more, so every later drain waits for a barrier.
+   */
+  private volatile boolean lostABatch;
 
   /**
    * @param fail tells the client waiting under a request id that its step could not be written (an unexpected
@@ -152,6 +157,7 @@ public final class StepWriter implements Closeable {
    * they wait for may never be durable: a closing region hands over as after a crash), and the writer goes on.
    */
   private void failed(WriterBatch batch, Throwable e) {
+    lostABatch = true;
     metrics.stateWriteFailed();
     batch.fail(e, fail, this::fail);
   }
@@ -213,7 +219,9 @@ public final class StepWriter implements Closeable {
     }
     submitted++;
     touched.touch(step, submitted);
-    touched.forgetSettled(() -> settled.settled(store));
+    if (touched.grew()) {
+      touched.forget(settled.settled(store));
+    }
     if (!step.early().isEmpty()) {
       List<Datagram> early = step.early();
       if (reservationsUnwritten.get() == 0 && gate.letOut(() -> early.forEach(release.send()))) {
@@ -247,8 +255,12 @@ public final class StepWriter implements Closeable {
    * Fails if the writer halts first. Called by the protocol thread only.
    */
   CompletableFuture<Void> drained(Predicate<Key> inRegion) {
-    if (!gate.halted() && !thread.isClosed() && touched.lastIn(inRegion) <= settled.settled(store)) {
-      return CompletableFuture.completedFuture(null);
+    if (!gate.halted() && !thread.isClosed() && !lostABatch) {
+      long through = settled.settled(store);
+      touched.forget(through);
+      if (touched.lastIn(inRegion) <= through) {
+        return CompletableFuture.completedFuture(null);
+      }
     }
     return barrier().thenCompose(v -> store.inTables());
   }
@@ -317,6 +329,18 @@ public final class StepWriter implements Closeable {
   private void finish(WriterBatch batch, WritePlan plan, Runnable reservationsDurable) {
     reservationsDurable.run();
     carried = plan.later();
+    // before anything that can throw: a failure releasing the batch must not leave carried changes unaccounted
+    if (carried.isEmpty()) {
+      oldestCarried = 0;
+    } else if (oldestCarried == 0) {
+      oldestCarried = batchFirst; // carried changes come from this batch's steps
+    }
+    if (!carried.isEmpty() && !lingering) {
+      lingering = true;
+      wakeUpDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
+      CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS)
+          .execute(() -> thread.add(WriterBatch.WRITE_CARRIED));
+    }
     if (gate.halted()) {
       failPendingBarriers();
       return;
@@ -326,18 +350,7 @@ public final class StepWriter implements Closeable {
       failPendingBarriers();
       return;
     }
-    if (carried.isEmpty()) {
-      oldestCarried = 0;
-    } else if (oldestCarried == 0) {
-      oldestCarried = batchFirst; // carried changes come from this batch's steps
-    }
     settled.written(oldestCarried == 0 ? taken : oldestCarried - 1, store.mark(), store);
-    if (!carried.isEmpty() && !lingering) {
-      lingering = true;
-      wakeUpDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
-      CompletableFuture.delayedExecutor(LINGER_MILLIS, TimeUnit.MILLISECONDS)
-          .execute(() -> thread.add(WriterBatch.WRITE_CARRIED));
-    }
   }
 
   /**

@@ -2,7 +2,6 @@ package org.gstore.coprocessor.server;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.StateChange;
@@ -11,8 +10,8 @@ import org.gstore.common.protocol.Step;
 /**
  * For each key, the newest step submitted to the {@link StepWriter} with a change its region's host loads
  * ({@link StateChange#regionKey}): a closing region need only wait for the steps that touched its keys. Confined to
- * the protocol thread. Keys whose last step has settled are forgotten, so it holds about as many keys as are
- * unwritten.
+ * the protocol thread. Keys whose last step has settled are forgotten as the map grows and at every drain, so it
+ * holds about as many keys as are unwritten, plus at most {@link #FORGET_SLACK}.
  */
 final class TouchedKeys {
   /** Forgetting runs once the map has grown this much since the last time: amortized, never a scan per step. */
@@ -38,17 +37,14 @@ final class TouchedKeys {
     return last;
   }
 
-  /** Forgets the keys whose last step has {@code settled}, if the map grew enough to make it worth a scan. */
-  void forgetSettled(LongSupplier settled) {
-    if (lastStep.size() < sizeAfterForget + FORGET_SLACK) {
-      return;
-    }
-    long through = settled.getAsLong();
-    lastStep.values().removeIf(step -> step <= through);
-    sizeAfterForget = lastStep.size();
+  /** Whether the map grew enough since keys were last forgotten to make forgetting worth a scan. */
+  boolean grew() {
+    return lastStep.size() >= sizeAfterForget + FORGET_SLACK;
   }
 
-  int size() {
-    return lastStep.size();
+  /** Forgets the keys whose last step is at most {@code settled}. */
+  void forget(long settled) {
+    lastStep.values().removeIf(step -> step <= settled);
+    sizeAfterForget = lastStep.size();
   }
 }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * The caller is the protocol thread, which every closing region's drain also needs: a lookup in {@code hbase:meta}
  * there, retrying while meta's region is in transition, held the drains of every region past their timeout, and the
  * server aborted. So a key whose region is not cached is answered {@code null} (its message waits for the engine's
- * retry), and looked up on a thread of its own, which fills the cache.
+ * retry), and looked up on the {@code gstore-locator} threads, which fill the cache.
  *
  * <p>A region is looked up again only when there is evidence its cached location is wrong ({@link #invalidate}): a
  * peer answered "not mine", or the server it points to has no G-Store peer (it died, or closed its last G-Store
@@ -40,77 +40,97 @@ public final class HBaseKeyLocator implements KeyLocator, Closeable {
     HRegionLocation locate(Key key, boolean reload) throws IOException;
   }
 
+  /**
+   * Lookups at once: a lookup of a region in transition retries for as long as the client does, and only holds
+   * up the lookups queued behind it when this many such regions are looked up together.
+   */
+  static final int LOOKUP_THREADS = 4;
+  /** A key queued for a lookup that was never invalidated: any cached location answers it. */
+  private static final long NEVER = Long.MIN_VALUE;
   private static final Logger LOG = LoggerFactory.getLogger(HBaseKeyLocator.class);
+
+  /** A cached location and when it was read ({@code System.nanoTime()}). */
+  private record Cached(HRegionLocation location, long readAt) {}
 
   private final Lookup lookup;
   private final ExecutorService lookups;
   /** Cached locations by table, by region start row. */
-  private final Map<String, ConcurrentSkipListMap<byte[], HRegionLocation>> regions = new ConcurrentHashMap<>();
-  /** Keys queued for a lookup, each with whether it must bypass the connection's cache: one lookup per key at once. */
-  private final Map<Key, Boolean> queued = new ConcurrentHashMap<>();
+  private final Map<String, ConcurrentSkipListMap<byte[], Cached>> regions = new ConcurrentHashMap<>();
+  /**
+   * Keys queued for a lookup or being looked up, one lookup per key at once, each with when it was last invalidated:
+   * a location read after that answers it, as any does a key never invalidated ({@link #NEVER}).
+   */
+  private final Map<Key, Long> queued = new ConcurrentHashMap<>();
 
   public HBaseKeyLocator(Connection connection) {
     this((key, reload) -> {
       try (RegionLocator locator = connection.getRegionLocator(TableName.valueOf(key.table()))) {
         return locator.getRegionLocation(key.row(), reload);
       }
-    }, r -> {
-      Thread t = new Thread(r, "gstore-locator");
-      t.setDaemon(true);
-      return t;
+    }, new ThreadFactory() {
+      private final java.util.concurrent.atomic.AtomicInteger threads = new java.util.concurrent.atomic.AtomicInteger();
+
+      @Override
+      public Thread newThread(Runnable r) {
+        Thread t = new Thread(r, "gstore-locator-" + threads.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      }
     });
   }
 
   HBaseKeyLocator(Lookup lookup, ThreadFactory thread) {
     this.lookup = lookup;
-    this.lookups = Executors.newSingleThreadExecutor(thread);
+    this.lookups = Executors.newFixedThreadPool(LOOKUP_THREADS, thread);
   }
 
   /** The cached host of {@code key}'s region; {@code null}, and a lookup queued, when none is cached. */
   @Override
   public NodeId locate(Key key) {
-    HRegionLocation cached = cached(key);
+    Cached cached = cached(key);
     if (cached != null) {
-      return nodeId(cached.getServerName());
+      return nodeId(cached.location().getServerName());
     }
-    queue(key, false);
+    queue(key, NEVER);
     return null;
   }
 
   /** Forgets the cached location of {@code key}'s region and looks it up again, past the connection's cache. */
   @Override
   public void invalidate(Key key) {
-    HRegionLocation cached = cached(key);
+    Cached cached = cached(key);
     if (cached != null) {
-      regions.get(key.table()).remove(cached.getRegion().getStartKey(), cached);
+      regions.get(key.table()).remove(cached.location().getRegion().getStartKey(), cached);
     }
-    queue(key, true);
+    queue(key, System.nanoTime());
   }
 
-  private HRegionLocation cached(Key key) {
-    ConcurrentSkipListMap<byte[], HRegionLocation> table = regions.get(key.table());
+  private Cached cached(Key key) {
+    ConcurrentSkipListMap<byte[], Cached> table = regions.get(key.table());
     if (table == null) {
       return null;
     }
     byte[] row = key.row();
-    Map.Entry<byte[], HRegionLocation> e = table.floorEntry(row);
-    if (e == null || e.getValue().getServerName() == null) {
-      return null;
-    }
-    byte[] end = e.getValue().getRegion().getEndKey();
-    return end.length == 0 || Bytes.compareTo(row, end) < 0 ? e.getValue() : null;
+    Map.Entry<byte[], Cached> e = table.floorEntry(row);
+    return e == null || !contains(e.getValue().location().getRegion(), row) ? null : e.getValue();
   }
 
-  /** Queues a lookup of {@code key}, or, if one is queued, makes it {@code reload} too: one per key at a time. */
-  private void queue(Key key, boolean reload) {
+  /**
+   * Queues a lookup of {@code key}, or, if one is queued, makes it answer only from a location read after
+   * {@code invalidatedAt} too: one lookup per key at a time.
+   */
+  private void queue(Key key, long invalidatedAt) {
     boolean[] first = new boolean[1];
-    queued.compute(key, (k, queuedReload) -> {
-      first[0] = queuedReload == null;
-      return first[0] ? reload : queuedReload || reload;
+    queued.compute(key, (k, queuedAt) -> {
+      first[0] = queuedAt == null;
+      return first[0] ? invalidatedAt : Math.max(queuedAt, invalidatedAt);
     });
-    if (!first[0]) {
-      return;
+    if (first[0]) {
+      resubmit(key);
     }
+  }
+
+  private void resubmit(Key key) {
     try {
       lookups.execute(() -> lookUp(key));
     } catch (RejectedExecutionException stopping) {
@@ -118,40 +138,58 @@ public final class HBaseKeyLocator implements KeyLocator, Closeable {
     }
   }
 
-  /** On the lookup thread: fills the cache with {@code key}'s region, unless a lookup for another key did. */
+  /**
+   * On a lookup thread: fills the cache with {@code key}'s region, unless a location read since the key was last
+   * invalidated is cached already (a lookup for another key of the region read it). The key stays queued until
+   * this ends, so no other lookup of it runs meanwhile; one invalidated meanwhile is looked up again.
+   */
   private void lookUp(Key key) {
-    Boolean reload = queued.remove(key);
-    if (reload == null || !reload && cached(key) != null) {
+    Long invalidatedAt = queued.get(key);
+    if (invalidatedAt == null) {
       return;
     }
     try {
-      HRegionLocation found = lookup.locate(key, reload);
-      if (found != null && found.getServerName() != null) {
-        RegionInfo region = found.getRegion();
-        ConcurrentSkipListMap<byte[], HRegionLocation> table =
-            regions.computeIfAbsent(key.table(), t -> new ConcurrentSkipListMap<>(Bytes.BYTES_COMPARATOR));
-        // a region found now replaces any cached one it overlaps (a split's parent, a merge's daughters)
-        byte[] end = region.getEndKey();
-        Map.Entry<byte[], HRegionLocation> before = table.lowerEntry(region.getStartKey());
-        if (before != null && overlaps(before.getValue().getRegion(), region.getStartKey())) {
-          table.remove(before.getKey());
+      Cached cached = cached(key);
+      if (cached == null || invalidatedAt != NEVER && cached.readAt() - invalidatedAt <= 0) {
+        long readAt = System.nanoTime();
+        HRegionLocation found = lookup.locate(key, invalidatedAt != NEVER);
+        if (found != null && found.getServerName() != null) {
+          cache(key.table(), new Cached(found, readAt));
         }
-        (end.length == 0 ? table.tailMap(region.getStartKey(), true)
-            : table.subMap(region.getStartKey(), true, end, false)).clear();
-        table.put(region.getStartKey(), found);
       }
     } catch (IOException | RuntimeException e) { // NOPMD: the lookup thread outlives any failure; retries ask again
       LOG.debug("cannot locate {} now: {}", key, e.toString());
+    } finally {
+      if (!queued.remove(key, invalidatedAt)) {
+        resubmit(key); // invalidated during the lookup: what it read may be older than the evidence
+      }
     }
   }
 
-  /** Whether {@code region} holds the row {@code row}'s range start. */
-  private static boolean overlaps(RegionInfo region, byte[] row) {
+  /** Caches a region found now in place of every cached region it overlaps (a split's parent, a merge's daughters). */
+  private void cache(String tableName, Cached found) {
+    RegionInfo region = found.location().getRegion();
+    ConcurrentSkipListMap<byte[], Cached> table =
+        regions.computeIfAbsent(tableName, t -> new ConcurrentSkipListMap<>(Bytes.BYTES_COMPARATOR));
+    synchronized (table) { // two lookups of overlapping regions must not interleave their clears and puts
+      Map.Entry<byte[], Cached> before = table.lowerEntry(region.getStartKey());
+      if (before != null && contains(before.getValue().location().getRegion(), region.getStartKey())) {
+        table.remove(before.getKey());
+      }
+      byte[] end = region.getEndKey();
+      (end.length == 0 ? table.tailMap(region.getStartKey(), true)
+          : table.subMap(region.getStartKey(), true, end, false)).clear();
+      table.put(region.getStartKey(), found);
+    }
+  }
+
+  /** Whether {@code region} holds {@code row}, given that it starts at or before it. */
+  private static boolean contains(RegionInfo region, byte[] row) {
     byte[] end = region.getEndKey();
     return end.length == 0 || Bytes.compareTo(row, end) < 0;
   }
 
-  /** Stops the lookup thread (a lookup in hand ends at its next wait). */
+  /** Stops the lookup threads (a lookup in hand ends at its next wait). */
   @Override
   public void close() {
     lookups.shutdownNow();

@@ -238,6 +238,28 @@ class StepWriterTest {
     assertThat(store.written).containsExactly(List.of(free("a1")), List.of(active("g")));
   }
 
+  /** The review's finding: a release that threw left the carried changes of its batch uncounted. */
+  @Test
+  void aBatchWhoseReleaseThrowsStillHoldsTheDrainOfTheRegionWhoseChangeItCarries() throws Exception {
+    onAnswer = id -> {
+      if (id.equals("r0")) {
+        throw new IllegalStateException("planted: a release fails unexpectedly");
+      }
+    };
+    store.permits.release();
+    writer.submit(step(List.of(free("a1")), List.of(active("g")), "r0")); // g led by t/L: ACTIVE carried
+    assertThat(store.written.poll(10, TimeUnit.SECONDS)).containsExactly(free("a1"));
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> answered.contains("r0"));
+    writer.submit(step(List.of(free("a2")), List.of(), "r1")); // writes the owners table only
+
+    java.util.concurrent.CompletableFuture<Void> leaders = writer.drained(region("L"));
+    Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> !leaders.isDone());
+    store.permits.release(10);
+    leaders.get(10, TimeUnit.SECONDS);
+    assertThat(store.written).as("the ACTIVE record was written before the drain completed")
+        .anySatisfy(w -> assertThat(w).contains(active("g")));
+  }
+
   @Test
   void aRegionDrainsOnlyOnceItsChangesAreInTheTablesAndFailsOnceTheWriterIsHalted() throws Exception {
     java.util.concurrent.CompletableFuture<Void> checkpoint = new java.util.concurrent.CompletableFuture<>();

@@ -128,4 +128,21 @@ class LocalRowsTest {
     assertThat(read.rows()).isEmpty();
     assertThat(read.elsewhere()).containsExactly(key("a"), key("b"));
   }
+
+  @Test
+  void refusesAReadOfMoreRowsThanTheLargestGroupHasBeforeReadingAny() {
+    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    LocalRows rows = new LocalRows(k -> {
+      asked.incrementAndGet();
+      return region;
+    });
+    List<Key> keys = new ArrayList<>();
+    for (int i = 0; i <= LocalRows.MAX_ROWS; i++) {
+      keys.add(key("many" + i));
+    }
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> rows.read(keys))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("a read of 100001 rows; at most 100000");
+    assertThat(asked).as("no region was asked for a row").hasValue(0);
+    assertThat(rows.read(keys.subList(0, 2)).elsewhere()).as("a bounded read still answers").isEmpty();
+  }
 }

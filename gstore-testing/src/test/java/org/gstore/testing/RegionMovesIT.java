@@ -97,6 +97,61 @@ class RegionMovesIT {
     }
   }
 
+  /**
+   * A region closes while this server's write of another region's protocol state retries against a state table that
+   * is away (its region offline, as while the master restarts): nothing about the closing region is pending, so its
+   * drain is done at once. It used to wait for every pending write, ran out its 30 s and aborted the server.
+   */
+  @Test
+  void aRegionWithNothingPendingClosesAtOnceWhileAnotherRegionsStateWriteWaitsForAStateTable(
+      GStoreMiniCluster cluster) throws Exception {
+    TableName name = TableName.valueOf("away_rows");
+    HBaseTestingUtility util = cluster.getTestingUtility();
+    try (Table table = cluster.createTable(name, new byte[][] {CF}, TestRows.splits(3));
+        GStoreClient client = GStoreClient.create(cluster.getConnection());
+        Admin admin = cluster.getConnection().getAdmin()) {
+      byte[] leader = TestRows.row(0);
+      byte[] unrelated = TestRows.row(9); // another region, with no group
+      ServerName host = TestRegions.hostOf(cluster, name, leader);
+      if (!TestRegions.hostOf(cluster, name, unrelated).equals(host)) {
+        try (RegionLocator locator = cluster.getConnection().getRegionLocator(name)) {
+          admin.move(locator.getRegionLocation(unrelated, true).getRegion().getEncodedNameAsBytes(), host);
+        }
+        util.waitUntilNoRegionsInTransition(60_000);
+      }
+      assertThat(TestRegions.hostOf(cluster, name, unrelated)).isEqualTo(host);
+
+      org.apache.hadoop.hbase.client.RegionInfo owners =
+          admin.getRegions(TableName.valueOf("gstore:owners")).get(0);
+      admin.unassign(owners.getRegionName(), false);
+      java.util.concurrent.CompletableFuture<KeyGroup> created;
+      long movedInMillis;
+      try {
+        created = client.createGroupAsync(GroupSpec.builder().id("waits").leader(name, leader)
+            .members(name, List.of(TestRows.row(1))).build());
+        org.awaitility.Awaitility.await("the create's state write waits for the owners table")
+            .during(java.time.Duration.ofSeconds(2)).atMost(java.time.Duration.ofSeconds(10))
+            .until(() -> !created.isDone());
+
+        long start = System.nanoTime();
+        assertThat(TestRegions.move(cluster, name, unrelated)).isNotEqualTo(host);
+        movedInMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(util.getMiniHBaseCluster().getRegionServerThreads().stream()
+            .map(t -> t.getRegionServer()).filter(rs -> rs.getServerName().equals(host)))
+            .as("the server that closed the region lives").singleElement()
+            .satisfies(rs -> assertThat(rs.isAborted() || rs.isStopped()).isFalse());
+        assertThat(created).as("the other region's write still waits").isNotDone();
+      } finally {
+        admin.assign(owners.getRegionName());
+      }
+      assertThat(movedInMillis).as("the close did not wait for the pending write").isLessThan(25_000);
+      KeyGroup g = created.get(2, TimeUnit.MINUTES);
+      assertThat(g.members()).hasSize(2);
+      assertFenced(table, TestRows.row(1), "waits@");
+      g.delete();
+    }
+  }
+
   private static void assertFenced(Table table, byte[] row) {
     assertFenced(table, row, "movers@");
   }

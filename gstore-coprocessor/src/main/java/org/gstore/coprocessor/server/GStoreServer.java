@@ -125,7 +125,7 @@ public final class GStoreServer implements GroupService, Closeable {
     this.hbase = PooledConnection.of(env.getConnection(), serverName);
     this.tables = new StateTables(hbase, versions);
     GStoreMetrics metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
-    this.locator = new HBaseKeyLocator(hbase);
+    this.locator = new HBaseKeyLocator(hbase, threads("locator"));
     this.peers = new PeerRegistry(env.getConfiguration());
     this.transport = new UdpTransport(secrets.datagrams(), metrics);
     this.walRoot = GStoreConfig.walRoot(env.getConfiguration());

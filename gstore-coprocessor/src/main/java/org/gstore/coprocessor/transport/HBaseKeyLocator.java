@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * The caller is the protocol thread, which every closing region's drain also needs: a lookup in {@code hbase:meta}
  * there, retrying while meta's region is in transition, held the drains of every region past their timeout, and the
  * server aborted. So a key whose region is not cached is answered {@code null} (its message waits for the engine's
- * retry), and looked up on the {@code gstore-locator} threads, which fill the cache.
+ * retry), and looked up on threads of its own, which fill the cache.
  *
  * <p>A region is looked up again only when there is evidence its cached location is wrong ({@link #invalidate}): a
  * peer answered "not mine", or the server it points to has no G-Store peer (it died, or closed its last G-Store
@@ -62,21 +62,13 @@ public final class HBaseKeyLocator implements KeyLocator, Closeable {
    */
   private final Map<Key, Long> queued = new ConcurrentHashMap<>();
 
-  public HBaseKeyLocator(Connection connection) {
+  /** @param threads makes the {@link #LOOKUP_THREADS} lookup threads */
+  public HBaseKeyLocator(Connection connection, ThreadFactory threads) {
     this((key, reload) -> {
       try (RegionLocator locator = connection.getRegionLocator(TableName.valueOf(key.table()))) {
         return locator.getRegionLocation(key.row(), reload);
       }
-    }, new ThreadFactory() {
-      private final java.util.concurrent.atomic.AtomicInteger threads = new java.util.concurrent.atomic.AtomicInteger();
-
-      @Override
-      public Thread newThread(Runnable r) {
-        Thread t = new Thread(r, "gstore-locator-" + threads.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      }
-    });
+    }, threads);
   }
 
   HBaseKeyLocator(Lookup lookup, ThreadFactory thread) {

@@ -38,7 +38,7 @@ class ProtocolRuntimeTest {
       new GStoreMetrics(MetricRegistries.global().create(
           new MetricRegistryInfo("ProtocolRuntimeTest", "test", "test", "test", false))),
       datagram -> { }, reply -> { }, (requestId, e) -> { });
-  private final HBaseKeyLocator locator = new HBaseKeyLocator(null);
+  private final HBaseKeyLocator locator = new HBaseKeyLocator(null, Executors.defaultThreadFactory());
   private final ProtocolRuntime runtime = new ProtocolRuntime(new NodeId("n1"), ProtocolConfig.DEFAULTS, 1_000,
       () -> {
         startupAttempts.incrementAndGet();

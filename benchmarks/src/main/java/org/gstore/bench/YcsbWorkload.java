@@ -20,16 +20,31 @@ import site.ycsb.generator.UniformLongGenerator;
 import site.ycsb.generator.ZipfianGenerator;
 
 /**
- * YCSB's core mixes as transactions: A (50 % reads, 50 % updates), B (95/5) and F (read-modify-write), with
- * uniform or zipfian row choice (YCSB's own generators). Clients share a pool of groups of K rows and run
- * transactions of {@code txnSize} operations on a random group each time, so hot rows meet concurrent
- * transactions and conflicts happen; aborted transactions count in throughput but not in goodput. Against plain
- * HBase the same operations run one by one on the same rows; against Omid they are one Omid transaction on the same
- * rows of its own table (Omid needs no groups). Latency is per operation: a transaction's time divided by its
- * operations.
+ * YCSB's core mixes as transactions: A (50 % reads, 50 % updates), B (95/5) and F (half reads, half
+ * read-modify-writes), with uniform or zipfian row choice (YCSB's own generators). Clients share a pool of groups of
+ * K rows and run transactions of {@code txnSize} operations on a random group each time, so hot rows meet
+ * concurrent transactions and conflicts happen; aborted transactions count in throughput but not in goodput.
+ * Against plain HBase the same operations run as the same two batches (reads, then writes) on the same rows,
+ * without atomicity; against Omid they are one Omid transaction on the same rows of its own table (Omid needs no
+ * groups). Latency is per operation: a transaction's time divided by its operations.
  */
 final class YcsbWorkload implements Workload {
+  /**
+   * A YCSB core mix: an operation is a read with probability {@code readProportion}, otherwise an update (A, B) or,
+   * with {@code readModifyWrite}, a read-modify-write of the same row (F: half reads, half read-modify-writes, as
+   * YCSB's own workload F).
+   */
   record Mix(String name, double readProportion, boolean readModifyWrite) {
+    /** Whether an operation for which {@code draw} (uniform in [0, 1)) was drawn reads its row. */
+    boolean reads(double draw) {
+      return draw < readProportion || readModifyWrite;
+    }
+
+    /** Whether an operation for which {@code draw} was drawn writes its row. */
+    boolean writes(double draw) {
+      return draw >= readProportion;
+    }
+
     static Mix of(String workload) {
       return switch (workload) {
         case "ycsb-a" -> new Mix(workload, 0.5, false);
@@ -125,8 +140,8 @@ final class YcsbWorkload implements Workload {
     List<Op> ops = new ArrayList<>();
     for (int i = 0; i < txnSize; i++) {
       byte[] r = Players.row(g * k + row.nextValue().intValue(), rows);
-      boolean read = random.nextDouble() < mix.readProportion();
-      ops.add(new Op(r, read || mix.readModifyWrite(), !read || mix.readModifyWrite(), i));
+      double draw = random.nextDouble();
+      ops.add(new Op(r, mix.reads(draw), mix.writes(draw), i));
     }
     return ops;
   }

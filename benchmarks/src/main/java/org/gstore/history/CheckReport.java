@@ -37,16 +37,23 @@ public final class CheckReport {
 
   private final Consistency consistency;
   private final long ops;
+  private final long txns;
   private final long ok;
   private final long fail;
   private final long info;
   private final Map<Anomaly.Kind, Integer> counts = new EnumMap<>(Anomaly.Kind.class);
   private final List<Anomaly> examples = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
   private boolean realtimeOnly = true;
 
-  CheckReport(Consistency consistency, long ops, long ok, long fail, long info) {
+  /**
+   * @param ops operations invoked
+   * @param txns transactions and plain reads checked: those that completed {@code ok} or {@code info}
+   */
+  CheckReport(Consistency consistency, long ops, long txns, long ok, long fail, long info) {
     this.consistency = consistency;
     this.ops = ops;
+    this.txns = txns;
     this.ok = ok;
     this.fail = fail;
     this.info = info;
@@ -61,6 +68,21 @@ public final class CheckReport {
     if (seen <= EXAMPLES) {
       examples.add(a);
     }
+  }
+
+  /** Something a reader of the verdict should know: a search cut short. */
+  void note(String note) {
+    notes.add(note);
+  }
+
+  /** What a reader of the verdict should know besides the anomalies (a search cut short); usually none. */
+  public List<String> notes() {
+    return List.copyOf(notes);
+  }
+
+  /** Transactions and plain reads checked (completed {@code ok} or {@code info}). */
+  public long txns() {
+    return txns;
   }
 
   public int count(String label) {
@@ -90,8 +112,8 @@ public final class CheckReport {
 
   /** The line every check prints. */
   public String line() {
-    StringBuilder sb = new StringBuilder("history ops=").append(ops).append(" ok=").append(ok).append(" fail=")
-        .append(fail).append(" info=").append(info);
+    StringBuilder sb = new StringBuilder("history ops=").append(ops).append(" txns=").append(txns).append(" ok=")
+        .append(ok).append(" fail=").append(fail).append(" info=").append(info);
     for (Anomaly.Kind k : Anomaly.Kind.values()) {
       sb.append(' ').append(k.label).append('=').append(counts.get(k));
     }

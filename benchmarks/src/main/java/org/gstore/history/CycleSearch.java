@@ -9,15 +9,17 @@ import java.util.Map;
  * component and kind (so counts are of components, not of cycles), each the shortest through the edge that makes it
  * that kind: {@code G0} (write-write edges
  * only), {@code G1c} (write-write and write-read), {@code G-single} (exactly one read-write), {@code G2} (two or
- * more). A component whose read-write edges are many is tried through 64 of them for a {@code G-single}; past that
- * it may be named {@code G2}. With real time, one cycle is reported per component that real-time edges join out of
+ * more). A read-write edge closes a {@code G-single} exactly when its reader is reachable from its writer over
+ * write-write and write-read edges: one search from each distinct writer decides it for all of that writer's
+ * anti-dependencies, within {@link #G_SINGLE_VISITS} node visits per component (past that, which only a component
+ * of millions of edges reaches, the component is named {@code G2} and the report says so). With real time, one cycle is reported per component that real-time edges join out of
  * several data components, named by the edges of the cycle found, as breaking strict serializability.
  */
 final class CycleSearch {
   private static final int DATA = DependencyGraph.WW | DependencyGraph.WR | DependencyGraph.RW;
   private static final int ALL = DATA | DependencyGraph.RT;
-  /** How many read-write edges of one component are tried for a cycle with no other one. */
-  private static final int RW_TRIES_PER_COMPONENT = 64;
+  /** How many nodes the search for a {@code G-single} may visit in one component before it names it G2. */
+  static final long G_SINGLE_VISITS = 50_000_000;
   /** How many steps of a cycle are shown before the last one. */
   private static final int SHOWN_STEPS = 12;
 
@@ -42,18 +44,49 @@ final class CycleSearch {
       found(Anomaly.Kind.G1C, graph.cycleThrough(edge, DependencyGraph.WW | DependencyGraph.WR, wwr), false);
     }
     int[] all = graph.components(DATA);
-    Map<Integer, List<Integer>> antiDependencies = perComponent(all, DependencyGraph.RW);
-    for (List<Integer> edges : antiDependencies.values()) {
-      List<DependencyGraph.Step> single = null;
-      for (int i = 0; i < edges.size() && i < RW_TRIES_PER_COMPONENT && single == null; i++) {
-        single = graph.cycleThrough(edges.get(i), DependencyGraph.WW | DependencyGraph.WR, all);
-      }
-      if (single != null) {
-        found(Anomaly.Kind.G_SINGLE, single, false);
+    for (List<Integer> edges : perComponent(all, DependencyGraph.RW).values()) {
+      int closing = singleAntiDependencyCycle(edges, wwr, all);
+      if (closing >= 0) {
+        found(Anomaly.Kind.G_SINGLE, graph.cycleThrough(closing, DependencyGraph.WW | DependencyGraph.WR, all),
+            false);
       } else {
         found(Anomaly.Kind.G2, graph.cycleThrough(edges.get(0), DATA, all), false);
       }
     }
+  }
+
+  /**
+   * A read-write edge of {@code antiDependencies} (one component of {@code all}) whose writer reaches its reader
+   * over write-write and write-read edges, or -1. Edges inside one component of those ({@code wwr}) close a cycle at
+   * once; the others need a search from their writer, made once per writer.
+   */
+  private int singleAntiDependencyCycle(List<Integer> antiDependencies, int[] wwr, int[] all) {
+    for (int edge : antiDependencies) {
+      if (wwr[graph.from(edge)] == wwr[graph.to(edge)]) {
+        return edge;
+      }
+    }
+    Map<Integer, List<Integer>> byWriter = new LinkedHashMap<>();
+    for (int edge : antiDependencies) {
+      byWriter.computeIfAbsent(graph.to(edge), w -> new java.util.ArrayList<>()).add(edge);
+    }
+    long visits = 0;
+    java.util.BitSet reached = new java.util.BitSet(graph.nodes());
+    for (Map.Entry<Integer, List<Integer>> writer : byWriter.entrySet()) {
+      if (visits > G_SINGLE_VISITS) {
+        report.note("a component of " + antiDependencies.size() + " anti-dependencies was searched for a G-single"
+            + " through " + G_SINGLE_VISITS + " node visits, not to the end: named G2, it may hold a G-single");
+        return -1;
+      }
+      reached.clear();
+      visits += graph.reach(writer.getKey(), DependencyGraph.WW | DependencyGraph.WR, all, reached);
+      for (int edge : writer.getValue()) {
+        if (reached.get(graph.from(edge))) {
+          return edge;
+        }
+      }
+    }
+    return -1;
   }
 
   /** The cycles that need real-time edges: one per component that real time joins. */

@@ -164,6 +164,35 @@ final class DependencyGraph {
   }
 
   /**
+   * Marks in {@code seen} every node reachable from {@code from} over edges whose type is in {@code mask}, staying
+   * inside {@code from}'s component of {@code comp}; returns how many nodes it visited.
+   */
+  int reach(int from, int mask, int[] comp, java.util.BitSet seen) {
+    index();
+    int component = comp[from];
+    int[] queue = new int[16];
+    int head = 0;
+    int tail = 0;
+    seen.set(from);
+    queue[tail++] = from;
+    while (head < tail) {
+      int v = queue[head++];
+      for (int i = start[v]; i < start[v + 1]; i++) {
+        int e = order[i];
+        int w = dst[e];
+        if ((types[e] & mask) != 0 && comp[w] == component && !seen.get(w)) {
+          seen.set(w);
+          if (tail == queue.length) {
+            queue = Arrays.copyOf(queue, tail * 2);
+          }
+          queue[tail++] = w;
+        }
+      }
+    }
+    return tail;
+  }
+
+  /**
    * The shortest cycle through {@code edge} whose other edges have types in {@code mask} and stay inside the
    * edge's component of {@code comp}; null if there is none.
    */

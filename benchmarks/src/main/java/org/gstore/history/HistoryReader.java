@@ -14,29 +14,66 @@ import java.util.List;
 /**
  * Reads a history: one JSON object per line, as Jepsen writes list-append histories, for example
  * {@code {"index":7,"time":123456789,"process":2,"type":"ok","f":"txn","value":[["r","k12",[3,5]],["append","k40",7]]}}.
- * Fields it does not know are passed over; blank lines too, and operations of no client process. Anything else
- * it cannot take is a
- * {@link HistoryFormatException} naming the line.
+ * Fields it does not know are passed over; blank lines too, and operations of no client process. A last line cut
+ * short (a writer that crashed mid-line: no line end, not valid JSON) is passed over with a warning, as Jepsen
+ * does. Anything else it cannot take, an {@code f} it does not know included, is a {@link HistoryFormatException}
+ * naming the line.
  */
 public final class HistoryReader {
   private static final JsonFactory JSON = new JsonFactory();
+  /** What an operation may do: {@link Op#f}. */
+  private static final java.util.Set<String> FUNCTIONS = java.util.Set.of("txn", "read", "create", "delete");
 
   private HistoryReader() {}
 
   public static List<Op> read(Path file) throws IOException, HistoryFormatException {
+    return readHistory(file).ops();
+  }
+
+  /** Reads {@code file} with the line of each operation and the warnings of what was passed over. */
+  public static History readHistory(Path file) throws IOException, HistoryFormatException {
     List<Op> ops = new ArrayList<>();
+    long[] lines = new long[64];
+    List<String> warnings = new ArrayList<>();
+    boolean endsWithLineEnd = endsWithLineEnd(file);
     try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      String line;
+      String line = in.readLine();
       long number = 0;
-      while ((line = in.readLine()) != null) {
+      while (line != null) {
         number++;
-        Op op = line.isBlank() ? null : parse(line, number);
+        String next = in.readLine();
+        Op op;
+        try {
+          op = line.isBlank() ? null : parse(line, number);
+        } catch (HistoryFormatException e) {
+          if (next != null || endsWithLineEnd || !e.getMessage().contains("not valid JSON")) {
+            throw e;
+          }
+          warnings.add("line " + number + " is cut short (" + line.length() + " characters, no line end): passed"
+              + " over, as the last line of a history whose writer stopped mid-line");
+          op = null;
+        }
         if (op != null) {
+          if (ops.size() == lines.length) {
+            lines = java.util.Arrays.copyOf(lines, lines.length * 2);
+          }
+          lines[ops.size()] = number;
           ops.add(op);
         }
+        line = next;
       }
     }
-    return ops;
+    return new History(ops, java.util.Arrays.copyOf(lines, ops.size()), warnings);
+  }
+
+  private static boolean endsWithLineEnd(Path file) throws IOException {
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "r")) {
+      if (f.length() == 0) {
+        return true;
+      }
+      f.seek(f.length() - 1);
+      return f.read() == '\n';
+    }
   }
 
   /**
@@ -86,8 +123,26 @@ public final class HistoryReader {
       if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
         throw new HistoryFormatException(number, "more than one JSON object");
       }
-      if (index == null || process == null || type == null || f == null) {
-        throw new HistoryFormatException(number, "an operation needs index, process, type and f");
+      List<String> missing = new ArrayList<>();
+      if (index == null) {
+        missing.add("index");
+      }
+      if (process == null) {
+        missing.add("process");
+      }
+      if (type == null) {
+        missing.add("type");
+      }
+      if (f == null) {
+        missing.add("f");
+      }
+      if (!missing.isEmpty()) {
+        throw new HistoryFormatException(number, "an operation needs index, process, type and f; this one has no "
+            + String.join(", ", missing));
+      }
+      if (!FUNCTIONS.contains(f)) {
+        throw new HistoryFormatException(number, "f must be txn, read, create or delete, not \"" + f + "\" (the"
+            + " checker would pass over what it does not know, and with it anomalies)");
       }
       return new Op(index, time == null ? index : time, process, type, f, value);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -101,6 +156,15 @@ public final class HistoryReader {
       HistoryFormatException {
     if (t != JsonToken.VALUE_NUMBER_INT) {
       throw new HistoryFormatException(number, field + " must be an integer");
+    }
+    return inRange(p, number, field);
+  }
+
+  /** The integer under the parser, if a long holds it. */
+  private static long inRange(JsonParser p, long number, String field) throws IOException, HistoryFormatException {
+    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+      throw new HistoryFormatException(number, field + " is out of range: " + p.getText() + " is past what a"
+          + " 64-bit integer holds");
     }
     return p.getLongValue();
   }
@@ -171,7 +235,7 @@ public final class HistoryReader {
       if (n == values.length) {
         values = java.util.Arrays.copyOf(values, n * 2);
       }
-      values[n++] = p.getLongValue();
+      values[n++] = inRange(p, number, "an element of a read");
     }
     if (e != JsonToken.END_ARRAY) {
       throw new HistoryFormatException(number, "a read's value must be a list of integers or null");

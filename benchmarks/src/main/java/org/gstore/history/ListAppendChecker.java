@@ -42,9 +42,14 @@ public final class ListAppendChecker {
   public static CheckReport check(List<Op> history, CheckReport.Consistency consistency)
       throws HistoryFormatException {
     long ops = history.stream().filter(o -> o.type() == Op.Type.INVOKE).count();
-    CheckReport report = new CheckReport(consistency, ops, count(history, Op.Type.OK), count(history, Op.Type.FAIL),
-        count(history, Op.Type.INFO));
     List<Txn> txns = Txn.pair(history);
+    if (txns.stream().noneMatch(t -> t.type() == Op.Type.OK)) {
+      throw new HistoryFormatException("nothing to check: no transaction or plain read of the history completed ok ("
+          + history.size() + " operations)");
+    }
+    long checked = txns.stream().filter(t -> t.type() != Op.Type.FAIL).count();
+    CheckReport report = new CheckReport(consistency, ops, checked, count(history, Op.Type.OK),
+        count(history, Op.Type.FAIL), count(history, Op.Type.INFO));
     Map<String, KeyState> keys = new HashMap<>();
     recordAppends(txns, keys);
     recordReads(txns, keys, report);
@@ -80,8 +85,8 @@ public final class ListAppendChecker {
         Integer earlier = k.writer.containsKey(m.appended()) ? k.writer.get(m.appended())
             : k.failedWriter.get(m.appended());
         if (earlier != null) {
-          throw new HistoryFormatException("index " + t.invokeIndex() + ": " + m.appended() + " is appended to "
-              + m.key() + " twice (also at index " + txns.get(earlier).invokeIndex() + "); appends must be unique");
+          throw HistoryFormatException.atIndex(t.invokeIndex(), m.appended() + " is appended to " + m.key()
+              + " twice (also at index " + txns.get(earlier).invokeIndex() + "); appends must be unique");
         }
         (t.type() == Op.Type.FAIL ? k.failedWriter : k.writer).put(m.appended(), t.id());
         k.lastAppendOf.put(t.id(), m.appended());

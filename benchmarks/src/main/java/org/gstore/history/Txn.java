@@ -28,21 +28,21 @@ record Txn(int id, long process, Op.Type type, boolean plain, long invokeIndex, 
     long lastIndex = Long.MIN_VALUE;
     for (Op op : history) {
       if (op.index() <= lastIndex) {
-        throw new HistoryFormatException("index " + op.index() + " follows index " + lastIndex + ": a history's"
-            + " indexes must increase, line after line");
+        throw HistoryFormatException.atIndex(op.index(), "index " + op.index() + " follows index " + lastIndex
+            + ": a history's indexes must increase, line after line");
       }
       lastIndex = op.index();
       if (op.type() == Op.Type.INVOKE) {
         if (running.put(op.process(), op) != null) {
-          throw new HistoryFormatException("index " + op.index() + ": process " + op.process() + " invokes an"
-              + " operation while its last one has not completed");
+          throw HistoryFormatException.atIndex(op.index(), "process " + op.process() + " invokes an operation"
+              + " while its last one has not completed");
         }
         continue;
       }
       Op invoke = running.remove(op.process());
       if (invoke == null || !invoke.f().equals(op.f())) {
-        throw new HistoryFormatException("index " + op.index() + ": process " + op.process() + " completes "
-            + op.f() + " it did not invoke");
+        throw HistoryFormatException.atIndex(op.index(), "process " + op.process() + " completes " + op.f()
+            + " it did not invoke");
       }
       if (op.isTransactional()) {
         List<Mop> mops = op.type() == Op.Type.OK ? op.value() : invoke.value();

@@ -70,6 +70,32 @@ class ListAppendCheckerTest {
     assertOnly(Consistency.SERIALIZABLE, "G2");
   }
 
+  /**
+   * One component with a ring of 200 read-write edges (a G2 that no single anti-dependency closes) and, joined to
+   * it, one G-single: a search that gives up after a fixed number of anti-dependencies names the component G2.
+   */
+  @Test
+  void aGSinglePastManyAntiDependenciesOfItsComponentIsNamed() throws Exception {
+    int ring = 200;
+    List<Mop> finalReads = new ArrayList<>();
+    for (int i = 0; i < ring; i++) { // T(i) reads its key empty and appends to the next: T(i+1) -rw-> T(i)
+      int next = (i + 1) % ring;
+      List<Mop> mops = new ArrayList<>(List.of(read("k" + i), append("k" + next, i)));
+      if (i == 0) { // joins Ta to the ring: Ta -rw w0-> T0 -rw w1-> Ta
+        mops.addAll(List.of(read("w1"), append("w0", 1)));
+      }
+      ok(i, mops.toArray(Mop[]::new));
+      finalReads.add(read("k" + next, i));
+    }
+    ok(ring, read("y"), read("z", 1), read("w0"), append("w1", 1)); // Ta
+    ok(ring + 1, append("y", 1), append("z", 1)); // Tb: Ta -rw y-> Tb -wr z-> Ta, the one G-single
+    finalReads.addAll(List.of(read("y", 1), read("w0", 1), read("w1", 1)));
+    ok(ring + 2, finalReads.toArray(Mop[]::new)); // shows every key's version order
+    CheckReport r = ListAppendChecker.check(history, Consistency.SERIALIZABLE);
+    assertThat(r.count("G-single")).as(r.line() + "\n" + r.examples()).isEqualTo(1);
+    assertThat(r.count("G2")).as(r.line()).isZero();
+  }
+
   @Test
   void aTransactionThatDoesNotSeeItsOwnAppendIsInternal() throws Exception {
     ok(1, append("x", 1), read("x"));

@@ -4,17 +4,17 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.gstore.history.CheckReport;
+import org.gstore.history.History;
 import org.gstore.history.HistoryFormatException;
 import org.gstore.history.HistoryReader;
 import org.gstore.history.ListAppendChecker;
-import org.gstore.history.Op;
 
 /**
  * {@code gstore check-history FILE [--consistency serializable|strict-serializable]}: checks a list-append history
  * for anomalies and prints the verdict line, then a few instances of each anomaly found. Exit code 0: none; 1:
- * anomalies; 2: a history it cannot read (the line and what is wrong with it), or bad usage.
+ * anomalies; 2: a history it cannot read (the line and what is wrong with it), one with nothing to check (no
+ * transaction completed ok), or bad usage. A torn last line is passed over with a warning.
  */
 final class CheckHistoryCommand {
   static final String USAGE = "gstore check-history FILE [--consistency serializable|strict-serializable]";
@@ -49,11 +49,14 @@ final class CheckHistoryCommand {
   /** Checks {@code file}; returns the exit code. */
   static int check(Path file, CheckReport.Consistency consistency, PrintStream out, PrintStream err) {
     CheckReport report;
+    History history = null;
     try {
-      List<Op> history = HistoryReader.read(file);
-      report = ListAppendChecker.check(history, consistency);
+      history = HistoryReader.readHistory(file);
+      history.warnings().forEach(w -> err.println("gstore: warning: " + w));
+      report = ListAppendChecker.check(history.ops(), consistency);
     } catch (HistoryFormatException e) {
-      err.println("gstore: cannot read the history " + file + ": " + e.getMessage());
+      err.println("gstore: cannot check the history " + file + ": "
+          + (history == null ? e : history.located(e)).getMessage());
       return 2;
     } catch (IOException | RuntimeException e) { // not text, not readable: not a verdict on the history
       err.println("gstore: cannot read the history " + file + ": " + e);
@@ -63,6 +66,7 @@ final class CheckHistoryCommand {
     for (String example : report.examples()) {
       out.println("  " + example);
     }
+    report.notes().forEach(n -> out.println("  note: " + n));
     return report.valid() ? 0 : 1;
   }
 }

@@ -31,7 +31,7 @@ class CheckHistoryCommandTest {
         op(0, 1, "invoke", "[[\"append\",\"x\",1]]"), op(1, 1, "ok", "[[\"append\",\"x\",1]]"),
         op(2, 2, "invoke", "[[\"r\",\"x\",null]]"), op(3, 2, "ok", "[[\"r\",\"x\",[1]]]")));
     assertThat(run(file.toString())).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("history ops=2 ok=2 fail=0 info=0 G0=0")
+    assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("history ops=2 txns=2 ok=2 fail=0 info=0 G0=0")
         .contains("verdict=strict-serializable");
   }
 
@@ -55,5 +55,37 @@ class CheckHistoryCommandTest {
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("line 2").contains("not valid JSON");
     assertThat(run(dir.resolve("missing.jsonl").toString())).isEqualTo(2);
     assertThat(run(file.toString(), "--consistency", "linearizable")).isEqualTo(2);
+  }
+
+  @Test
+  void aHistoryWithNothingToCheckExitsTwo(@TempDir Path dir) throws Exception {
+    Path empty = Files.write(dir.resolve("empty.jsonl"), List.of());
+    assertThat(run(empty.toString())).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("nothing to check");
+    Path failedOnly = Files.write(dir.resolve("failed.jsonl"), List.of(
+        op(0, 1, "invoke", "[[\"append\",\"x\",1]]"), op(1, 1, "fail", "[[\"append\",\"x\",1]]")));
+    assertThat(run(failedOnly.toString())).isEqualTo(2);
+    assertThat(out.toString(StandardCharsets.UTF_8)).doesNotContain("verdict=");
+  }
+
+  /** Skipping what it does not know once hid a write skew written with "f":"Txn". */
+  @Test
+  void anOperationItDoesNotKnowExitsTwoNamingTheLine(@TempDir Path dir) throws Exception {
+    Path file = Files.write(dir.resolve("skew.jsonl"), List.of(
+        op(0, 1, "invoke", "[[\"append\",\"x\",1]]"), op(1, 1, "ok", "[[\"append\",\"x\",1]]"),
+        op(2, 2, "invoke", "[[\"r\",\"x\",null]]").replace("\"txn\"", "\"Txn\"")));
+    assertThat(run(file.toString())).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("line 3").contains("not \"Txn\"");
+  }
+
+  @Test
+  void aTornLastLineIsReadAroundWithAWarning(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("torn.jsonl");
+    Files.writeString(file, String.join("\n", op(0, 1, "invoke", "[[\"append\",\"x\",1]]"),
+        op(1, 1, "ok", "[[\"append\",\"x\",1]]"), op(2, 2, "invoke", "[[\"r\",\"x\",null]]"),
+        "{\"index\":3,\"time\":3,\"proc"));
+    assertThat(run(file.toString())).isZero();
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("warning: line 4 is cut short");
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("txns=2").contains("verdict=strict-serializable");
   }
 }

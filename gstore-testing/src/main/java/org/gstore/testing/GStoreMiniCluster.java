@@ -14,6 +14,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
@@ -48,6 +49,8 @@ public final class GStoreMiniCluster implements AutoCloseable {
 
   /** The secure mode the cluster runs in; null: none. */
   private final SecureMode secure;
+  /** Connections {@link #connectAs} opened, closed with the cluster. */
+  private final List<Connection> userConnections = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   private GStoreMiniCluster(HBaseTestingUtility util, String tmpdirBefore, SecureMode secure) {
     this.util = util;
@@ -77,6 +80,22 @@ public final class GStoreMiniCluster implements AutoCloseable {
    */
   public static GStoreMiniCluster startSecure(int regionServers, Map<String, String> settings) throws Exception {
     return start(regionServers, settings, true);
+  }
+
+  /** Starts a cluster in {@link SecureMode} with {@code regionServers} region servers and no extra settings. */
+  public static GStoreMiniCluster startSecure(int regionServers) throws Exception {
+    return startSecure(regionServers, Map.of());
+  }
+
+  /**
+   * A new HBase connection authenticated as {@code name} of the cluster's realm (a client principal made with a
+   * keytab of its own on first use and logged in from it; any name works, "alice" and "bob" as well as others),
+   * closed with the cluster if not before. A secure cluster only ({@link IllegalStateException} otherwise).
+   */
+  public Connection connectAs(String name) throws Exception {
+    Connection connection = ConnectionFactory.createConnection(getConfiguration(), secureMode().user(name));
+    userConnections.add(connection);
+    return connection;
   }
 
   private static GStoreMiniCluster start(int regionServers, Map<String, String> settings, boolean secured)
@@ -258,6 +277,9 @@ public final class GStoreMiniCluster implements AutoCloseable {
   @Override
   public void close() throws IOException {
     try {
+      for (Connection c : userConnections) {
+        c.close();
+      }
       util.shutdownMiniCluster();
     } finally {
       keepTmpdirUsable();

@@ -169,6 +169,29 @@ class SecureClusterIT {
     });
   }
 
+  /** API.md's names: a connection per user, used as any HBase connection (no runAs around it). */
+  @Test
+  @Order(1)
+  void connectAsGivesEachUserAConnectionOfItsOwn() throws Exception {
+    Connection asAlice = cluster.connectAs("alice");
+    Connection asBob = cluster.connectAs("bob");
+    List<byte[]> rows = TestRows.rows(40, 4); // no balance yet: rows of no other test
+    GroupSpec spec = GroupSpec.builder().id("connect-as").leader(ACCOUNTS, rows.get(0)).members(ACCOUNTS, rows)
+        .build();
+    try (GStoreClient bobs = GStoreClient.create(asBob)) {
+      assertThatThrownBy(() -> bobs.createGroup(spec)).as("bob may only read").isInstanceOf(AccessDeniedException.class)
+          .hasMessageContaining("bob");
+    }
+    try (GStoreClient alices = GStoreClient.create(asAlice); Table table = asAlice.getTable(ACCOUNTS)) {
+      KeyGroup g = alices.createGroup(spec);
+      Accounts.transfer(g, ACCOUNTS, rows.get(1), rows.get(2), 5);
+      g.delete();
+      assertThat(Accounts.balance(table.get(new Get(rows.get(2))))).isEqualTo(5);
+    }
+    assertThat(asAlice.isClosed()).as("a connection the test did not close stays open until the cluster closes")
+        .isFalse();
+  }
+
   @Test
   @Order(2)
   void aGroupWhoseClientWentAwayLapsesAtTheEndOfItsLease() throws Exception {

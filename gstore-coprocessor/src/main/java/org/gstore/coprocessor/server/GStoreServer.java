@@ -156,8 +156,7 @@ public final class GStoreServer implements GroupService, Closeable {
     ReleaseGate releaseGate = new ReleaseGate();
     DatagramOutbox outbox = new DatagramOutbox(releaseGate, peers, locator, transport, faults::drops);
     this.writer = new StepWriter(serverName.getAddress().toString(), stateLog != null ? stateLog : tables,
-        wal::checkNotFenced,
-        e -> fatal("a recovery fenced its WAL: " + e.getMessage(), e),
+        wal::checkNotFenced, this::fatal,
         new FenceUpdates(hosted, new SkewSafeRelease(hosted, EnvironmentEdgeManager::currentTime,
             config.maxFutureMillis())), metrics,
         outbox::send, waiters::answer, waiters::fail);

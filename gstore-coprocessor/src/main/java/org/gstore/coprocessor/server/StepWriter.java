@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <p>A zombie lets nothing out: in each batch, after its write and before any effect leaves (those of steps with
  * nothing to write included), the writer proves that no recovery has fenced this server ({@link ServerFence}), so
  * that every state change behind a datagram or an answer is one the rows' next hosts load. A server found fenced
- * writes nothing more and is stopped ({@code onFenced}). Without this, a leader paused past its ZooKeeper session
+ * writes nothing more and is stopped ({@code mustStop}). Without this, a leader paused past its ZooKeeper session
  * could, through a client with a stale location, write {@code DELETING} after its group's new leader had loaded the
  * group, and send the releases: the members would give the rows back while the new leader still serves the group.
  *
@@ -97,7 +97,7 @@ public final class StepWriter implements Closeable {
 
   private final Store store;
   private final ServerFence fence;
-  private final Consumer<WalFencedException> onFenced;
+  private final BiConsumer<String, Throwable> mustStop;
   /** Every effect leaves through it; closed when a recovery fenced this server or a drain failed. */
   private final HaltGate gate = new HaltGate();
   /** Barriers not completed yet: a halt fails them at once. */
@@ -128,22 +128,17 @@ public final class StepWriter implements Closeable {
   private long oldestCarried;
   private final SettledSteps settled = new SettledSteps();
   /**
-   * A batch failed unexpectedly: its steps count as taken but were never written, and nothing tells which regions
-   * they touched any more, so every later drain waits for a barrier.
-   */
-  private volatile boolean lostABatch;
-
-  /**
    * @param fail tells the client waiting under a request id that its step could not be written (an unexpected
    *     failure, never an I/O error: those are retried until the state is durable)
-   * @param onFenced told, once, that a recovery fenced this server: it must stop
+   * @param mustStop told, once, why this server must stop as if it had crashed: a recovery fenced it, or a batch of
+   *     steps failed unexpectedly (the engine counts its decisions taken; they may be neither durable nor out)
    */
-  StepWriter(String name, Store store, ServerFence fence, Consumer<WalFencedException> onFenced,
+  StepWriter(String name, Store store, ServerFence fence, BiConsumer<String, Throwable> mustStop,
       FenceUpdates fences, GStoreMetrics metrics, Consumer<Datagram> send,
       Consumer<Reply> answer, BiConsumer<String, Throwable> fail) {
     this.store = store;
     this.fence = fence;
-    this.onFenced = onFenced;
+    this.mustStop = mustStop;
     this.fences = fences;
     this.metrics = metrics;
     this.release = new WriterBatch.Release(send, answer, this::pass);
@@ -153,13 +148,22 @@ public final class StepWriter implements Closeable {
   }
 
   /**
-   * The batch could not be written (an unexpected failure): its clients get the error, its barriers fail (what
-   * they wait for may never be durable: a closing region hands over as after a crash), and the writer goes on.
+   * The batch failed unexpectedly (a bug: I/O errors are retried until durable): its clients get the error and the
+   * writer halts, telling the server to stop as if it had crashed. The engine already counts the batch's decisions
+   * (a key joined, a group formed) that may be neither durable nor let out: going on, it would answer a duplicate
+   * {@code J} from that state and a region's next host would load the key as free. After a halt, every region's
+   * next host recovers this server's groups from what is durable, as after a crash.
    */
   private void failed(WriterBatch batch, Throwable e) {
-    lostABatch = true;
     metrics.stateWriteFailed();
+    String why = "a batch of protocol steps failed unexpectedly (" + e + ")";
+    LOG.error("G-Store: {}; the region server stops as if it had crashed", why, e);
+    gate.halt(why); // as halt() does, on this thread: no write in hand to interrupt
+    failPendingBarriers();
     batch.fail(e, fail, this::fail);
+    if (!thread.isClosed()) { // G-Store stopping here anyway: nothing to abort
+      mustStop.accept(why, e);
+    }
   }
 
   /** Completes a barrier, unless a halt failed it first. */
@@ -255,7 +259,7 @@ public final class StepWriter implements Closeable {
    * Fails if the writer halts first. Called by the protocol thread only.
    */
   CompletableFuture<Void> drained(Predicate<Key> inRegion) {
-    if (!gate.halted() && !thread.isClosed() && !lostABatch) {
+    if (!gate.halted() && !thread.isClosed()) {
       long through = settled.settled(store);
       touched.forget(through);
       if (touched.lastIn(inRegion) <= through) {
@@ -373,7 +377,7 @@ public final class StepWriter implements Closeable {
       } catch (WalFencedException e) {
         if (!thread.isClosed()) { // G-Store stopping here anyway: nothing to abort
           halt(e.getMessage());
-          onFenced.accept(e);
+          mustStop.accept("a recovery fenced its WAL: " + e.getMessage(), e);
         }
         return false;
       } catch (IOException e) {

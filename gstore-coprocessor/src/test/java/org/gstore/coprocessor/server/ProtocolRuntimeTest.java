@@ -33,7 +33,7 @@ class ProtocolRuntimeTest {
   private final CountDownLatch tablesReachable = new CountDownLatch(1);
   private final AtomicInteger startupAttempts = new AtomicInteger();
   private final List<Thread> startThreads = new CopyOnWriteArrayList<>();
-  private final StepWriter writer = new StepWriter("test", changes -> { }, () -> { }, e -> { },
+  private final StepWriter writer = new StepWriter("test", changes -> { }, () -> { }, (why, e) -> { },
       new FenceUpdates(new HostedRegions(), new SkewSafeRelease(new HostedRegions(), System::currentTimeMillis, 1_000)),
       new GStoreMetrics(MetricRegistries.global().create(
           new MetricRegistryInfo("ProtocolRuntimeTest", "test", "test", "test", false))),

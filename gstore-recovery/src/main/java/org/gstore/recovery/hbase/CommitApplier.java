@@ -83,20 +83,21 @@ public final class CommitApplier implements CommitSink {
   public void apply(List<Shipment> batch) throws IOException {
     Map<TableName, List<Mutation>> byTable = new LinkedHashMap<>();
     List<Mutation> outcomes = new ArrayList<>(batch.size());
-    for (Shipment s : batch) {
-      if (writesOutcomes && !s.txnId().isEmpty()) {
-        outcomes.add(OutcomeTable.put(s.group().id(), s.txnId(), s.commitTs()));
+    try {
+      for (Shipment s : batch) {
+        if (writesOutcomes && !s.txnId().isEmpty()) {
+          outcomes.add(OutcomeTable.put(s.group().id(), s.txnId(), s.commitTs()));
+        }
       }
-    }
-    if (!outcomes.isEmpty()) {
-      try {
+      if (!outcomes.isEmpty()) {
         write(OutcomeTable.NAME, outcomes);
-      } catch (InterruptedIOException e) {
-        throw e;
-      } catch (IOException e) { // never "refused for good": that would quarantine every commit without its outcome
-        throw new IOException("cannot record commit outcomes in " + OutcomeTable.NAME + " (" + e + "); the commits"
-            + " are shipped once it takes them", e);
       }
+    } catch (InterruptedIOException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) { // never "refused for good": that would quarantine every commit
+      // without its outcome, and a retry at another leader would commit it again
+      throw new IOException("cannot record commit outcomes in " + OutcomeTable.NAME + " (" + e + "); the commits"
+          + " are shipped once it takes them", e);
     }
     try {
       for (Shipment s : batch) {

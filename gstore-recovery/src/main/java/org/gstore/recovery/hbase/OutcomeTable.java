@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableExistsException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -88,12 +89,29 @@ public final class OutcomeTable implements CommittedTxns {
     return put;
   }
 
-  /** Transaction id, then the group's leader key and name, each length-prefixed: no two groups' rows collide. */
+  /**
+   * Transaction id, then the group's leader key and name, each length-prefixed: no two groups' rows collide. Where
+   * that would pass HBase's row length (a name and a leader row near their caps), the transaction id, then -1 where
+   * a length would be (no length-prefixed row has it), then the SHA-256 of the group's three parts as above.
+   */
   static byte[] row(GroupId group, String txnId) {
+    byte[] txn = txnId.getBytes(StandardCharsets.UTF_8);
+    byte[] groupParts = lengthPrefixed(group.leader().table().getBytes(StandardCharsets.UTF_8),
+        group.leader().row(), group.name().getBytes(StandardCharsets.UTF_8));
+    if (Bytes.SIZEOF_INT + txn.length + groupParts.length <= HConstants.MAX_ROW_LENGTH) {
+      return Bytes.add(lengthPrefixed(txn), groupParts);
+    }
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(groupParts);
+      return Bytes.add(lengthPrefixed(txn), Bytes.toBytes(-1), digest);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
+  }
+
+  private static byte[] lengthPrefixed(byte[]... parts) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (byte[] part : new byte[][] {txnId.getBytes(StandardCharsets.UTF_8),
-        group.leader().table().getBytes(StandardCharsets.UTF_8), group.leader().row(),
-        group.name().getBytes(StandardCharsets.UTF_8)}) {
+    for (byte[] part : parts) {
       out.writeBytes(Bytes.toBytes(part.length));
       out.writeBytes(part);
     }

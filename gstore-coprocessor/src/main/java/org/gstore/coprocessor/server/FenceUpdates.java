@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
  */
 final class FenceUpdates {
   private static final Logger LOG = LoggerFactory.getLogger(FenceUpdates.class);
+  private static final long WARN_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
   private final HostedRegions hosted;
   private final SkewSafeRelease release;
@@ -39,21 +40,39 @@ final class FenceUpdates {
     }
   }
 
+  /**
+   * Fences {@code key} under its row's exclusive lock, waiting as long as a plain write holds the shared one (a write
+   * stalled in its WAL sync past {@code hbase.rowlock.wait.duration} still lands, and must land before the row
+   * counts as the group's: the group's cache is read after the join's answer). Never fences without the lock; a
+   * region that closed meanwhile is left to its next host, which loads the durable state and fences from it.
+   */
   private void fenceUnderRowLock(Key key, Runnable fence) {
-    Region region = hosted.regionOf(key);
-    if (region == null) {
-      return; // the region closed meanwhile: its next host loads the durable state
-    }
-    Region.RowLock lock = null;
-    try {
-      lock = region.getRowLock(key.row(), false);
-    } catch (IOException e) {
-      LOG.debug("no row lock for {} ({}); fencing without it", key, e.toString());
-    }
-    try {
-      fence.run();
-    } finally {
-      if (lock != null) {
+    long waitingSince = System.nanoTime();
+    long nextWarning = waitingSince + WARN_EVERY_NANOS;
+    while (true) {
+      Region region = hosted.regionOf(key);
+      if (region == null) {
+        return; // the region closed meanwhile: its next host loads the durable state
+      }
+      Region.RowLock lock;
+      try {
+        lock = region.getRowLock(key.row(), false);
+      } catch (java.io.InterruptedIOException e) {
+        Thread.currentThread().interrupt(); // the writer halted: nothing more leaves, its next host fences
+        return;
+      } catch (IOException e) {
+        if (System.nanoTime() >= nextWarning) {
+          nextWarning = System.nanoTime() + WARN_EVERY_NANOS;
+          LOG.warn("G-Store waits {} s for the row lock of {} to fence it for a group (a plain write holds it: {})",
+              java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - waitingSince), key,
+              e.toString());
+        }
+        continue;
+      }
+      try {
+        fence.run();
+        return;
+      } finally {
         lock.release();
       }
     }

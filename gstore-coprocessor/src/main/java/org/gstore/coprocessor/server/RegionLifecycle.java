@@ -203,8 +203,18 @@ final class RegionLifecycle implements Closeable {
    */
   void closing(RegionInfo info) throws java.io.IOException {
     replayWaits.remove(info.getEncodedName()); // its next host waits for the replay, if anyone must
-    if (crashed.getAsBoolean() || !phases.closing(info.getEncodedName())) {
-      return; // a crashed server drains nothing: what it did not ship is in its WAL
+    if (crashed.getAsBoolean()) {
+      if (phases.isOpen(info.getEncodedName()) && !serverStopping.getAsBoolean()) {
+        // G-Store stopped here as if crashed (a fatal cause, or a test's kill) but HBase still serves: a close that
+        // completed would let the region open elsewhere while this server is live, whose WAL no one replays then
+        throw new java.io.IOException("G-Store on this server stopped as if it had crashed: region "
+            + info.getRegionNameAsString() + " cannot hand over its groups' commits, so it must not close while"
+            + " the server lives; the region server aborts and the region reopens once its WAL is replayed");
+      }
+      return; // the server aborts or stops: its regions open elsewhere after it is declared dead, and replayed
+    }
+    if (!phases.closing(info.getEncodedName())) {
+      return;
     }
     try {
       handover.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);

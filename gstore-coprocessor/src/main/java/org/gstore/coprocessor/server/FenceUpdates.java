@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
  */
 final class FenceUpdates {
   private static final Logger LOG = LoggerFactory.getLogger(FenceUpdates.class);
+  private static final long RETRY_PAUSE_MILLIS = 20;
   private static final long WARN_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
   private final HostedRegions hosted;
@@ -66,6 +67,12 @@ final class FenceUpdates {
           LOG.warn("G-Store waits {} s for the row lock of {} to fence it for a group (a plain write holds it: {})",
               java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - waitingSince), key,
               e.toString());
+        }
+        try { // a lock wait that timed out took its time already; any other refusal must not spin the writer
+          java.util.concurrent.TimeUnit.MILLISECONDS.sleep(RETRY_PAUSE_MILLIS);
+        } catch (InterruptedException halted) {
+          Thread.currentThread().interrupt();
+          return;
         }
         continue;
       }

@@ -6,13 +6,21 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
@@ -22,15 +30,17 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.bench.GStoreTables;
-import org.gstore.common.CommitRefusedException;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupCreationException;
+import org.gstore.client.GroupId;
 import org.gstore.client.GroupNotFoundException;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
 import org.gstore.client.NotGroupMemberException;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
+import org.gstore.common.CommitRefusedException;
+import org.gstore.common.RowGroupedException;
 import org.gstore.history.CheckReport;
 import org.gstore.history.HistoryFormatException;
 import org.gstore.history.HistoryReader;
@@ -40,20 +50,33 @@ import org.gstore.history.Mop;
 import org.gstore.history.Op;
 
 /**
- * The list-append workload: keys are rows of a table of their own, each holding a list of integers. Clients keep
- * forming small groups over random, overlapping sets of keys (atomic and best-effort, with leases), run a few
- * transactions on each that read some members and append a unique integer to others, and delete the group, so
- * every key passes through many groups; now and then a client reads a few keys with plain HBase {@code Get}s
- * between its groups, one key an operation. Every operation is recorded as it is invoked and as it completes ({@link HistoryWriter}),
- * and the history is checked at the end ({@link ListAppendChecker}).
+ * The list-append workload, as strong as Jepsen's: keys are rows of a table of their own, each holding a list of
+ * integers. Clients work in teams of two to four. A team's first client keeps forming small groups over random,
+ * overlapping sets of keys (atomic or best-effort, with leases) and deleting them; while a group lives, every client
+ * of the team looks it up ({@link GStoreClient#getGroup}) and runs transactions on it at once, so commits race at
+ * the leader and some abort by conflict. A transaction reads some members and appends a unique integer to others,
+ * recording the list it read before each append. Between groups, clients read keys with plain HBase {@code Get}s
+ * (some of them keys whose group was just deleted: those reads are checked in real time) and append to keys with
+ * plain single-row {@code checkAndMutate}s, half of them aimed at keys that groups hold, which G-Store must refuse.
+ * A key is retired after {@value #APPENDS_PER_KEY} appends (the next generation of its slot takes over), so lists
+ * and the history's reads stay short however long the run. Some clients give a commit only
+ * {@value #HASTY_DEADLINE_MS} ms, so that faults leave outcomes unknown.
  *
- * <p>A client that gets no answer (the outcome is unknown) records {@code info} and goes on as a new process, as
- * Jepsen's clients do: the operation may still take effect at any time.
+ * <p>Every operation is recorded as it is invoked and as it completes ({@link HistoryWriter}), with the group it
+ * ran in, and the history is checked at the end ({@link ListAppendChecker}). A client that gets no answer (the
+ * outcome is unknown) records {@code info} and goes on as a new process, as Jepsen's clients do: the operation may
+ * still take effect at any time.
  */
-public final class AppendWorkload {
+public final class AppendWorkload implements FaultTargets {
   private static final byte[] CF = Bytes.toBytes("l");
   private static final byte[] LIST = Bytes.toBytes("v");
   private static final Duration LEASE = Duration.ofSeconds(20);
+  /** How many appends a key takes before it is retired. */
+  static final int APPENDS_PER_KEY = 24;
+  /** The commit deadline of the hasty clients (one client in four). */
+  static final long HASTY_DEADLINE_MS = 1_500;
+  /** How long a team's first client waits for the others to commit in its group before deleting it. */
+  private static final long PEERS_WAIT_MS = 500;
 
   private final Connection connection;
   private final TableName table;
@@ -64,10 +87,19 @@ public final class AppendWorkload {
   private final AtomicLong nextValue = new AtomicLong(1);
   private final AtomicLong nextProcess = new AtomicLong();
   private final AtomicLong nextGroup = new AtomicLong();
+  /** Appends invoked per key slot; a slot's generation is its appends over {@link #APPENDS_PER_KEY}. */
+  private final AtomicLongArray appends;
+  /** Live groups (forming, serving, dissolving) by name, with their leader rows: what targeted faults aim at. */
+  private final Map<String, byte[]> live = new ConcurrentHashMap<>();
   private final AtomicLong txnsOk = new AtomicLong();
+  private final AtomicLong sharedTxnsOk = new AtomicLong();
+  private final AtomicLong conflicts = new AtomicLong();
   private final AtomicLong createsOk = new AtomicLong();
+  private final AtomicLong plainAppendsOk = new AtomicLong();
+  private final AtomicLong plainAppendsRefused = new AtomicLong();
   private final List<Thread> threads = new ArrayList<>();
   private GStoreClient client;
+  private GStoreClient hastyClient;
   private HistoryWriter history;
   private volatile boolean stopping;
   /** A planted client bug, for tests: an append writes its value alone, over the list it did not read. */
@@ -81,6 +113,7 @@ public final class AppendWorkload {
     this.clients = clients;
     this.seed = seed;
     this.historyFile = historyFile;
+    this.appends = new AtomicLongArray(keys);
   }
 
   /** Plants a client bug, for tests that show the check catches it: appends overwrite the list unread. */
@@ -93,26 +126,53 @@ public final class AppendWorkload {
     this.timeline = t;
   }
 
+  @Override
   public TableName table() {
     return table;
+  }
+
+  @Override
+  public byte[] leaderRow(Random random) {
+    List<byte[]> rows = new ArrayList<>(live.values());
+    return rows.isEmpty() ? null : rows.get(random.nextInt(rows.size()));
+  }
+
+  @Override
+  public byte[] splitRow(Random random) {
+    return key(random.nextInt(keys));
   }
 
   /** Creates the table (split so that its keys spread over the servers) and starts the clients. */
   public void start() throws IOException {
     byte[][] splits = new byte[7][];
     for (int i = 0; i < splits.length; i++) {
-      splits[i] = key((i + 1) * keys / (splits.length + 1));
+      splits[i] = Bytes.toBytes(String.format("k%04d", (i + 1) * keys / (splits.length + 1)));
     }
     GStoreTables.ensureServed(connection, TableDescriptorBuilder.newBuilder(table)
         .setColumnFamily(ColumnFamilyDescriptorBuilder.of(CF)).build(), splits);
     history = new HistoryWriter(historyFile);
     client = GStoreClient.create(connection);
-    for (int c = 0; c < clients; c++) {
-      Random random = new Random(seed * 131 + c);
-      Thread t = new Thread(() -> runClient(random), "chaos-append-" + c);
-      t.setDaemon(true); // a run that ends abruptly must not be kept alive by its clients
-      threads.add(t);
-      t.start();
+    Configuration hasty = new Configuration(connection.getConfiguration());
+    hasty.setLong(GStoreClient.COMMIT_DEADLINE, HASTY_DEADLINE_MS);
+    hastyClient = GStoreClient.create(hasty);
+    Random teams = new Random(seed);
+    for (int c = 0; c < clients; ) {
+      int size = Math.min(clients - c, 2 + teams.nextInt(3));
+      if (clients - c - size == 1) {
+        size = size == 4 ? 3 : size + 1; // no team of one
+      }
+      Team team = new Team();
+      int peers = size - 1;
+      for (int member = 0; member < size; member++, c++) {
+        Random random = new Random(seed * 131 + c);
+        GStoreClient own = c % 4 == 3 ? hastyClient : client;
+        boolean first = member == 0;
+        Runnable body = first ? () -> runFirst(team, peers, random) : () -> runPeer(team, own, random);
+        Thread t = new Thread(body, "chaos-append-" + c);
+        t.setDaemon(true); // a run that ends abruptly must not be kept alive by its clients
+        threads.add(t);
+        t.start();
+      }
     }
   }
 
@@ -132,6 +192,7 @@ public final class AppendWorkload {
         t.join(Duration.ofSeconds(30).toMillis());
       }
       client.close();
+      hastyClient.close();
     } finally {
       history.close(); // a client still running records nothing more
     }
@@ -146,27 +207,64 @@ public final class AppendWorkload {
     return txnsOk.get();
   }
 
+  /** Transactions acknowledged to a client other than the one that created the group. */
+  public long sharedTransactionsOk() {
+    return sharedTxnsOk.get();
+  }
+
+  /** Transactions the leader refused because a row they read had changed. */
+  public long conflicts() {
+    return conflicts.get();
+  }
+
   public long createsOk() {
     return createsOk.get();
+  }
+
+  public long plainAppendsOk() {
+    return plainAppendsOk.get();
+  }
+
+  /** Plain appends G-Store refused because a group held the row. */
+  public long plainAppendsRefused() {
+    return plainAppendsRefused.get();
   }
 
   public Path historyFile() {
     return historyFile;
   }
 
-  static byte[] key(int i) {
-    return Bytes.toBytes(String.format("k%04d", i));
+  /** A group of the team, shared by its clients while it lives. */
+  private record Shared(GroupId id, List<String> members, AtomicInteger peerAttempts) {}
+
+  /** The clients forming and using one group at a time. */
+  private static final class Team {
+    volatile Shared current;
   }
 
-  private void runClient(Random random) {
+  /** The key of slot {@code slot}, in its current generation. */
+  private String currentKey(int slot) {
+    return String.format("k%04d.%d", slot, appends.get(slot) / APPENDS_PER_KEY);
+  }
+
+  static byte[] key(int slot) {
+    return Bytes.toBytes(String.format("k%04d.0", slot));
+  }
+
+  private static int slotOf(String key) {
+    return Integer.parseInt(key.substring(1, 5));
+  }
+
+  /** A team's first client: forms a group, shares it, uses it with the others, deletes it; plain work between. */
+  private void runFirst(Team team, int peers, Random random) {
     long process = nextProcess.getAndIncrement();
     try {
       while (!stopping && !Thread.currentThread().isInterrupted()) {
         if (random.nextInt(3) == 0) {
-          plainRead(process, random);
+          plainWork(process, random, null);
         }
         if (!stopping) {
-          process = group(process, random);
+          process = group(team, peers, process, random);
         }
       }
     } catch (InterruptedIOException e) {
@@ -176,120 +274,283 @@ public final class AppendWorkload {
     }
   }
 
-  /** One group's life: create, a few transactions, delete. Returns the process to go on as. */
-  private long group(long process, Random random) throws IOException {
+  /** Another client of a team: looks up each group the team shares and commits in it while it lives. */
+  private void runPeer(Team team, GStoreClient own, Random random) {
+    long process = nextProcess.getAndIncrement();
+    Shared done = null;
+    try {
+      while (!stopping && !Thread.currentThread().isInterrupted()) {
+        Shared shared = team.current;
+        if (shared == null || shared == done) {
+          if (random.nextInt(4) == 0) {
+            plainWork(process, random, null);
+          } else {
+            sleep(10);
+          }
+          continue;
+        }
+        done = shared;
+        KeyGroup group;
+        try {
+          group = own.getGroup(shared.id());
+        } catch (IOException | RuntimeException e) {
+          continue; // deleted already, or a fault: the next one
+        }
+        for (int t = 0, n = 1 + random.nextInt(4); t < n && team.current == shared && !stopping; t++) {
+          shared.peerAttempts().incrementAndGet();
+          if (!transaction(group, shared.members(), process, random, true)) {
+            process = nextProcess.getAndIncrement();
+          }
+        }
+      }
+    } catch (InterruptedIOException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("the history cannot be written", e);
+    }
+  }
+
+  /** One group's life: create, share, transactions, delete. Returns the process to go on as. */
+  private long group(Team team, int peers, long process, Random random) throws IOException {
     Set<Integer> picked = new LinkedHashSet<>();
     for (int i = 0, n = 2 + random.nextInt(4); i < n; i++) {
       picked.add(random.nextInt(keys));
     }
-    List<Integer> rows = new ArrayList<>(picked);
-    GroupSpec.Builder builder = GroupSpec.builder().id("append-" + nextGroup.getAndIncrement())
-        .leader(table, key(rows.get(0))).lease(LEASE);
-    rows.forEach(r -> builder.member(table, key(r)));
+    List<String> rows = new ArrayList<>();
+    picked.forEach(slot -> rows.add(currentKey(slot)));
+    String name = "append-" + nextGroup.getAndIncrement();
+    byte[] leader = Bytes.toBytes(rows.get(0));
+    GroupSpec.Builder builder = GroupSpec.builder().id(name).leader(table, leader).lease(LEASE);
+    rows.forEach(r -> builder.member(table, Bytes.toBytes(r)));
     if (random.nextBoolean()) {
       builder.bestEffort();
     }
-    GroupSpec spec = builder.build();
-    history.record(process, Op.Type.INVOKE, "create", List.of());
+    live.put(name, leader);
+    try {
+      return group(team, peers, process, random, name, builder.build());
+    } finally {
+      live.remove(name);
+    }
+  }
+
+  private long group(Team team, int peers, long process, Random random, String name, GroupSpec spec)
+      throws IOException {
+    history.record(process, Op.Type.INVOKE, "create", List.of(), name);
     KeyGroup group;
     try {
       group = client.createGroup(spec);
     } catch (GroupCreationException e) {
       // refused rows: the leader's answer, no row held; otherwise (a create that timed out) it may hold rows
       boolean refused = !e.refused().isEmpty();
-      history.record(process, refused ? Op.Type.FAIL : Op.Type.INFO, "create", List.of());
+      history.record(process, refused ? Op.Type.FAIL : Op.Type.INFO, "create", List.of(), name);
       return refused ? process : nextProcess.getAndIncrement();
     } catch (IOException | RuntimeException e) {
-      history.record(process, Op.Type.INFO, "create", List.of());
+      history.record(process, Op.Type.INFO, "create", List.of(), name);
       return nextProcess.getAndIncrement();
     }
-    history.record(process, Op.Type.OK, "create", List.of());
+    history.record(process, Op.Type.OK, "create", List.of(), name);
     createsOk.incrementAndGet();
     List<String> members = new ArrayList<>();
     group.members().forEach(m -> members.add(Bytes.toString(m.row())));
-    for (int t = 0, n = 1 + random.nextInt(4); t < n && !stopping; t++) {
-      if (!transaction(group, members, process, random)) {
-        process = nextProcess.getAndIncrement();
+    Shared shared = new Shared(group.id(), List.copyOf(members), new AtomicInteger());
+    team.current = shared;
+    try {
+      for (int t = 0, n = 2 + random.nextInt(5); t < n && !stopping; t++) {
+        if (!transaction(group, members, process, random, false)) {
+          process = nextProcess.getAndIncrement();
+        }
       }
+      long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PEERS_WAIT_MS);
+      while (shared.peerAttempts().get() < peers && System.nanoTime() < waitUntil && !stopping) {
+        sleep(5);
+      }
+    } finally {
+      team.current = null;
     }
-    history.record(process, Op.Type.INVOKE, "delete", List.of());
+    history.record(process, Op.Type.INVOKE, "delete", List.of(), name);
     try {
       group.delete();
-      history.record(process, Op.Type.OK, "delete", List.of());
+      history.record(process, Op.Type.OK, "delete", List.of(), name);
     } catch (GroupNotFoundException e) {
-      history.record(process, Op.Type.FAIL, "delete", List.of());
+      history.record(process, Op.Type.FAIL, "delete", List.of(), name);
     } catch (IOException | RuntimeException e) {
-      history.record(process, Op.Type.INFO, "delete", List.of());
+      history.record(process, Op.Type.INFO, "delete", List.of(), name);
       return nextProcess.getAndIncrement(); // its lease deletes the group if nobody does
+    }
+    if (random.nextBoolean()) {
+      plainWork(process, random, members); // the rows just released: the delete promised they show every commit
     }
     return process;
   }
 
-  /** One transaction reading some members and appending to others; false when its outcome is unknown. */
-  private boolean transaction(KeyGroup group, List<String> members, long process, Random random) throws IOException {
+  /**
+   * One transaction, one attempt: it reads some members and appends to others (reading each first); false when its
+   * outcome is unknown.
+   */
+  private boolean transaction(KeyGroup group, List<String> members, long process, Random random, boolean shared)
+      throws IOException {
     List<Mop> invoked = new ArrayList<>();
     for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
       String k = members.get(random.nextInt(members.size()));
-      invoked.add(random.nextBoolean() ? Mop.read(k, null) : Mop.append(k, nextValue.getAndIncrement()));
+      invoked.add(Mop.read(k, null));
+      if (random.nextBoolean()) {
+        appends.incrementAndGet(slotOf(k));
+        invoked.add(Mop.append(k, nextValue.getAndIncrement()));
+      }
     }
-    history.record(process, Op.Type.INVOKE, "txn", invoked);
+    String name = group.id().name();
+    history.record(process, Op.Type.INVOKE, "txn", invoked, name);
     long began = System.nanoTime();
     List<Mop> done;
-    try {
-      done = group.transact(txn -> run(txn, invoked));
-    } catch (TransactionConflictException | GroupNotFoundException | NotGroupMemberException
-        | CommitRefusedException e) {
-      history.record(process, Op.Type.FAIL, "txn", invoked); // the leader's answer: it did not happen
-      return true;
-    } catch (IOException | RuntimeException e) {
-      history.record(process, Op.Type.INFO, "txn", invoked);
-      return false;
+    try (Transaction txn = group.begin()) {
+      try {
+        done = run(txn, invoked);
+      } catch (IOException | RuntimeException e) {
+        history.record(process, Op.Type.FAIL, "txn", invoked, name); // nothing was sent to commit
+        return true;
+      }
+      try {
+        txn.commit();
+      } catch (TransactionConflictException e) {
+        conflicts.incrementAndGet();
+        history.record(process, Op.Type.FAIL, "txn", invoked, name); // the leader's answer: it did not happen
+        return true;
+      } catch (GroupNotFoundException | NotGroupMemberException | CommitRefusedException e) {
+        history.record(process, Op.Type.FAIL, "txn", invoked, name);
+        return true;
+      } catch (IOException | RuntimeException e) {
+        history.record(process, Op.Type.INFO, "txn", invoked, name);
+        return false;
+      }
     }
-    history.record(process, Op.Type.OK, "txn", done);
+    history.record(process, Op.Type.OK, "txn", done, name);
     txnsOk.incrementAndGet();
+    if (shared) {
+      sharedTxnsOk.incrementAndGet();
+    }
     if (timeline != null) {
       timeline.committed("append", System.nanoTime() - began);
     }
     return true;
   }
 
-  /** The micro-operations, in order, inside one attempt of the transaction; the reads with what they saw. */
+  /** The micro-operations, in order, inside the transaction; the reads with what they saw. */
   private List<Mop> run(Transaction txn, List<Mop> mops) throws IOException {
     List<Mop> done = new ArrayList<>();
+    Map<String, long[]> lists = new HashMap<>();
     for (Mop m : mops) {
       byte[] row = Bytes.toBytes(m.key());
-      long[] list = blindAppends && !m.isRead() ? new long[0] : decode(txn.get(table, new Get(row)));
+      long[] list = lists.get(m.key());
+      if (list == null) {
+        list = decode(txn.get(table, new Get(row)));
+      }
       if (m.isRead()) {
         done.add(Mop.read(m.key(), list));
       } else {
-        long[] appended = java.util.Arrays.copyOf(list, list.length + 1);
-        appended[list.length] = m.appended();
+        long[] appended = Arrays.copyOf(blindAppends ? new long[0] : list, (blindAppends ? 0 : list.length) + 1);
+        appended[appended.length - 1] = m.appended();
         txn.put(table, new Put(row).addColumn(CF, LIST, encode(appended)));
+        list = appended;
         done.add(m);
       }
+      lists.put(m.key(), list);
     }
     return done;
   }
 
   /**
-   * Plain HBase reads of a few keys, outside any group, each its own operation: separate {@code Get}s are no
-   * snapshot, so a read of several keys together could show a state no serial order explains without anything
-   * being wrong (one key read before a commit landed, the other after).
+   * A few plain operations outside any group, each its own: reads, and appends through HBase's client. Separate
+   * {@code Get}s are no snapshot, so several keys read together could show a state no serial order explains without
+   * anything being wrong. {@code released}: keys whose group was just deleted, read first; null: random keys.
    */
-  private void plainRead(long process, Random random) throws IOException {
+  private void plainWork(long process, Random random, List<String> released) throws IOException {
     try (Table t = connection.getTable(table)) {
       for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
-        String key = Bytes.toString(key(random.nextInt(keys)));
-        history.record(process, Op.Type.INVOKE, "read", List.of(Mop.read(key, null)));
-        Mop done;
-        try {
-          done = Mop.read(key, decode(t.get(new Get(Bytes.toBytes(key)))));
-        } catch (IOException | RuntimeException e) {
-          history.record(process, Op.Type.FAIL, "read", List.of(Mop.read(key, null))); // a failed read changed nothing
-          continue;
+        String key = released != null ? released.get(random.nextInt(released.size()))
+            : random.nextBoolean() ? heldKey(random) : currentKey(random.nextInt(keys));
+        if (released == null && random.nextBoolean()) {
+          plainAppend(t, process, key);
+        } else {
+          plainRead(t, process, key);
         }
-        history.record(process, Op.Type.OK, "read", List.of(done));
       }
+    }
+  }
+
+  /** A key some group holds now, if any is live; otherwise any. */
+  private String heldKey(Random random) {
+    byte[] leader = leaderRow(random);
+    return leader != null ? Bytes.toString(leader) : currentKey(random.nextInt(keys));
+  }
+
+  private void plainRead(Table t, long process, String key) throws IOException {
+    history.record(process, Op.Type.INVOKE, "read", List.of(Mop.read(key, null)));
+    Mop done;
+    try {
+      done = Mop.read(key, decode(t.get(new Get(Bytes.toBytes(key)))));
+    } catch (IOException | RuntimeException e) {
+      history.record(process, Op.Type.FAIL, "read", List.of(Mop.read(key, null))); // a failed read changed nothing
+      return;
+    }
+    history.record(process, Op.Type.OK, "read", List.of(done));
+  }
+
+  /**
+   * A plain append: the list read, then written with the value appended only if it is still what was read (one
+   * atomic {@code checkAndMutate}), a transaction of its own. G-Store refuses it while a group holds the row.
+   */
+  private void plainAppend(Table t, long process, String key) throws IOException {
+    byte[] row = Bytes.toBytes(key);
+    long[] list;
+    try {
+      list = decode(t.get(new Get(row)));
+    } catch (IOException | RuntimeException e) {
+      return; // nothing invoked yet
+    }
+    appends.incrementAndGet(slotOf(key));
+    long value = nextValue.getAndIncrement();
+    history.record(process, Op.Type.INVOKE, "txn", List.of(Mop.read(key, null), Mop.append(key, value)));
+    long[] appended = Arrays.copyOf(list, list.length + 1);
+    appended[list.length] = value;
+    CheckAndMutate.Builder check = CheckAndMutate.newBuilder(row);
+    CheckAndMutate.Builder ifUnchanged = list.length == 0 ? check.ifNotExists(CF, LIST)
+        : check.ifEquals(CF, LIST, encode(list));
+    boolean written;
+    try {
+      written = t.checkAndMutate(ifUnchanged.build(new Put(row).addColumn(CF, LIST, encode(appended)))).isSuccess();
+    } catch (IOException | RuntimeException e) {
+      boolean refused = refusedAsGrouped(e);
+      if (refused) {
+        plainAppendsRefused.incrementAndGet();
+      }
+      history.record(process, refused ? Op.Type.FAIL : Op.Type.INFO, "txn",
+          List.of(Mop.read(key, null), Mop.append(key, value)));
+      return;
+    }
+    if (!written) { // the list changed since it was read: nothing written
+      history.record(process, Op.Type.FAIL, "txn", List.of(Mop.read(key, null), Mop.append(key, value)));
+      return;
+    }
+    plainAppendsOk.incrementAndGet();
+    history.record(process, Op.Type.OK, "txn", List.of(Mop.read(key, list), Mop.append(key, value)));
+  }
+
+  /** Whether G-Store refused the write because a group holds the row (the refusal may come wrapped). */
+  private static boolean refusedAsGrouped(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (RowGroupedException.is(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void sleep(long millis) throws InterruptedIOException {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted");
     }
   }
 

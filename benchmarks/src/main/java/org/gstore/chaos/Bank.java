@@ -17,7 +17,7 @@ import org.gstore.client.Transaction;
  * written in the same transaction as the two balances, so the ledger says exactly which transfers were applied.
  * Rows are spread so that each group spans the table's four regions and its leader is in a region of its own.
  */
-record Bank(TableName table, int groups, int accounts, long initialBalance) {
+record Bank(TableName table, int groups, int accounts, long initialBalance) implements FaultTargets {
   static final byte[] CF = Bytes.toBytes("a");
   static final byte[] BALANCE = Bytes.toBytes("balance");
   static final String LEDGER_PREFIX = "t:";
@@ -32,6 +32,16 @@ record Bank(TableName table, int groups, int accounts, long initialBalance) {
       rows.add(row(group, a));
     }
     return rows;
+  }
+
+  @Override
+  public byte[] leaderRow(java.util.Random random) {
+    return row(random.nextInt(groups), 0);
+  }
+
+  @Override
+  public byte[] splitRow(java.util.Random random) {
+    return row(random.nextInt(groups), 1 + random.nextInt(accounts - 1));
   }
 
   static byte[][] splits() {

@@ -92,9 +92,6 @@ public final class BankChaos {
   public Outcome run() throws Exception {
     try (GStoreClient client = GStoreClient.create(connection)) {
       List<KeyGroup> groups = setUp(client);
-      FaultSchedule schedule = new FaultSchedule(cluster, connection, bank, settings.every(), settings.down(),
-          settings.pause(), settings.faults(), Math.max(settings.minFaults(), settings.faults().size()),
-          settings.seed(), out, timeline);
       List<Thread> threads = new ArrayList<>();
       boolean transfers = settings.workloads().contains(Workload.BANK);
       for (int w = 0; transfers && w < settings.workers(); w++) {
@@ -105,6 +102,16 @@ public final class BankChaos {
         threads.add(started("chaos-auditor", () -> audits(groups)));
       }
       AppendWorkload append = settings.workloads().contains(Workload.APPEND) ? startAppends() : null;
+      List<FaultTargets> targets = new ArrayList<>();
+      if (transfers || append == null) {
+        targets.add(bank);
+      }
+      if (append != null) {
+        targets.add(append);
+      }
+      FaultSchedule schedule = new FaultSchedule(cluster, connection, bank, targets, settings.every(),
+          settings.down(), settings.pause(), settings.faults(), Math.max(settings.minFaults(),
+          settings.faults().size()), settings.seed(), out, timeline);
       Thread faulting = started("chaos-faults", schedule);
       out.printf("chaos: %d groups of %d accounts in %s, %d transfer workers and an auditor%s for %d s, a fault"
           + " every %d s among %s%n", settings.groups(), settings.accounts(), bank.table(),
@@ -171,8 +178,10 @@ public final class BankChaos {
     try {
       append.stop(Duration.ofMinutes(3));
       org.gstore.history.CheckReport report = append.check();
-      out.printf("chaos: the list-append history, %d transactions and %d group creates acknowledged: %s%n",
-          append.transactionsOk(), append.createsOk(), append.historyFile());
+      out.printf("chaos: the list-append history, %d transactions (%d in groups shared with their creator, %d"
+          + " aborted by conflict) and %d group creates acknowledged; %d plain appends, %d refused as grouped: %s%n",
+          append.transactionsOk(), append.sharedTransactionsOk(), append.conflicts(), append.createsOk(),
+          append.plainAppendsOk(), append.plainAppendsRefused(), append.historyFile());
       report.examples().forEach(e -> out.println("chaos: " + e));
       return report;
     } catch (IOException | org.gstore.history.HistoryFormatException | RuntimeException e) {

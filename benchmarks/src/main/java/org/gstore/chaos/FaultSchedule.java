@@ -29,7 +29,9 @@ import org.gstore.testing.process.ProcessCluster;
  * The fault schedule of a chaos run: every {@code every}, one fault, and now and then a second one at the same time
  * (a crash during a move, a pause during a balancer run). The kinds come round in a shuffled order, so a run with
  * {@code n} kinds has hit each once after {@code n} faults; region-server faults alternate between the server
- * hosting a group's leader and a random one, and two at once never hit the same server. Every fault returns only
+ * hosting a group's leader and a random one, and two at once never hit the same server. Moves, splits and the
+ * leaders' servers are aimed at each workload's groups in turn ({@link FaultTargets}): the list-append workload's
+ * are groups live at that moment, some of them forming or dissolving. Every fault returns only
  * once what it stopped is back and the cluster serves. A stop request is honoured once {@code minFaults} faults
  * and one of each kind happened; {@link #abort()} ends the schedule regardless.
  */
@@ -44,6 +46,7 @@ final class FaultSchedule implements Runnable {
   private final ProcessCluster cluster;
   private final Connection connection;
   private final Bank bank;
+  private final List<FaultTargets> targets;
   private final Duration every;
   private final Duration down;
   /** How long a paused server stays stopped: past its ZooKeeper session, so HBase declares it dead meanwhile. */
@@ -59,11 +62,17 @@ final class FaultSchedule implements Runnable {
   private volatile boolean aborted;
   private volatile Throwable failure;
 
-  FaultSchedule(ProcessCluster cluster, Connection connection, Bank bank, Duration every, Duration down,
-      Duration pause, Set<Fault> kinds, int minFaults, long seed, PrintStream out, Timeline timeline) {
+  /**
+   * @param bank the bank, through whose regions test faults reach a server
+   * @param targets what moves, splits and leaders' servers are aimed at: the bank and the other workloads
+   */
+  FaultSchedule(ProcessCluster cluster, Connection connection, Bank bank, List<FaultTargets> targets,
+      Duration every, Duration down, Duration pause, Set<Fault> kinds, int minFaults, long seed, PrintStream out,
+      Timeline timeline) {
     this.cluster = cluster;
     this.connection = connection;
     this.bank = bank;
+    this.targets = List.copyOf(targets);
     this.every = every;
     this.down = down;
     this.pause = pause;
@@ -222,12 +231,12 @@ final class FaultSchedule implements Runnable {
         yield "kill -9 master";
       }
       case MOVE -> {
-        HRegionLocation leader = leaderRegion(random.nextInt(bank.groups()));
+        HRegionLocation leader = leaderRegion(target());
         try (Admin admin = connection.getAdmin()) {
           admin.move(leader.getRegion().getEncodedNameAsBytes());
         }
         counts.get(fault).incrementAndGet();
-        yield "move of " + leader.getRegion().getEncodedName() + " (a leader's region) from "
+        yield "move of " + leader.getRegion().getRegionNameAsString() + " (a leader's region) from "
             + leader.getServerName();
       }
       case BALANCE -> {
@@ -272,11 +281,12 @@ final class FaultSchedule implements Runnable {
             + " s";
       }
       case SPLIT -> {
-        byte[] at = bank.row(random.nextInt(bank.groups()), 1 + random.nextInt(bank.accounts() - 1));
+        FaultTargets target = target();
+        byte[] at = target.splitRow(random);
         try (Admin admin = connection.getAdmin()) {
-          admin.split(bank.table(), at);
+          admin.split(target.table(), at);
           counts.get(fault).incrementAndGet();
-          yield "split of " + bank.table() + " at " + org.apache.hadoop.hbase.util.Bytes.toStringBinary(at);
+          yield "split of " + target.table() + " at " + org.apache.hadoop.hbase.util.Bytes.toStringBinary(at);
         } catch (IOException e) { // the row starts a region already, or its region is splitting: skip this one
           yield "no split at " + org.apache.hadoop.hbase.util.Bytes.toStringBinary(at) + " (" + e.getMessage() + ")";
         }
@@ -306,7 +316,7 @@ final class FaultSchedule implements Runnable {
     List<String> servers = cluster.layout().roles().stream().filter(ClusterLayout::isRegionServer).toList();
     String pick = null;
     if (random.nextBoolean()) {
-      pick = roleServing(leaderRegion(random.nextInt(bank.groups())).getServerName().getPort());
+      pick = roleServing(leaderRegion(target()).getServerName().getPort());
     }
     if (pick == null || taken.contains(pick)) {
       List<String> free = servers.stream().filter(s -> !taken.contains(s)).toList();
@@ -358,9 +368,17 @@ final class FaultSchedule implements Runnable {
     }
   }
 
-  private HRegionLocation leaderRegion(int group) throws IOException {
-    try (RegionLocator locator = connection.getRegionLocator(bank.table())) {
-      return locator.getRegionLocation(bank.row(group, 0), true);
+  /** The workload the next aimed fault hits, in turn at random. */
+  private FaultTargets target() {
+    return targets.get(random.nextInt(targets.size()));
+  }
+
+  /** The region of a leader row of {@code target} (of the bank's if it has no group live). */
+  private HRegionLocation leaderRegion(FaultTargets target) throws IOException {
+    byte[] row = target.leaderRow(random);
+    FaultTargets aimed = row == null ? bank : target;
+    try (RegionLocator locator = connection.getRegionLocator(aimed.table())) {
+      return locator.getRegionLocation(row == null ? bank.leaderRow(random) : row, true);
     }
   }
 

@@ -14,7 +14,8 @@ import java.util.List;
 /**
  * Reads a history: one JSON object per line, as Jepsen writes list-append histories, for example
  * {@code {"index":7,"time":123456789,"process":2,"type":"ok","f":"txn","value":[["r","k12",[3,5]],["append","k40",7]]}}.
- * Fields it does not know are passed over; blank lines too, and operations of no client process. A last line cut
+ * An operation's {@code group} (a string, optional) names the G-Store group a transaction ran in or a create or
+ * delete was of. Fields it does not know are passed over; blank lines too, and operations of no client process. A last line cut
  * short (a writer that crashed mid-line: no line end, not valid JSON) is passed over with a warning, as Jepsen
  * does. Anything else it cannot take, an {@code f} it does not know included, is a {@link HistoryFormatException}
  * naming the line.
@@ -91,6 +92,7 @@ public final class HistoryReader {
       Op.Type type = null;
       String f = null;
       List<Mop> value = List.of();
+      String group = null;
       boolean foreign = false;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
@@ -107,6 +109,7 @@ public final class HistoryReader {
           }
           case "type" -> type = type(p, t, number);
           case "f" -> f = text(p, t, number, field);
+          case "group" -> group = text(p, t, number, field);
           case "value" -> {
             if (t == JsonToken.VALUE_NULL || f != null && !f.equals("txn") && !f.equals("read")) {
               p.skipChildren(); // nothing the checker reads
@@ -144,7 +147,7 @@ public final class HistoryReader {
         throw new HistoryFormatException(number, "f must be txn, read, create or delete, not \"" + f + "\" (the"
             + " checker would pass over what it does not know, and with it anomalies)");
       }
-      return new Op(index, time == null ? index : time, process, type, f, value);
+      return new Op(index, time == null ? index : time, process, type, f, value, group);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new HistoryFormatException(number, "not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {

@@ -24,8 +24,14 @@ public final class HistoryWriter implements Closeable {
    * Records an operation now (its index is assigned here); returns it as recorded. Once the history is closed,
    * nothing more is written: a client still running when its run ended leaves its operation unfinished.
    */
-  public synchronized Op record(long process, Op.Type type, String f, java.util.List<Mop> value) throws IOException {
-    Op op = new Op(next++, System.nanoTime(), process, type, f, value);
+  public Op record(long process, Op.Type type, String f, java.util.List<Mop> value) throws IOException {
+    return record(process, type, f, value, null);
+  }
+
+  /** Records an operation of {@code group} (null: of none), as {@link #record(long, Op.Type, String, java.util.List)}. */
+  public synchronized Op record(long process, Op.Type type, String f, java.util.List<Mop> value, String group)
+      throws IOException {
+    Op op = new Op(next++, System.nanoTime(), process, type, f, value, group);
     if (!closed) {
       out.write(line(op));
       out.newLine();
@@ -42,6 +48,9 @@ public final class HistoryWriter implements Closeable {
       sb.append("null");
     } else {
       sb.append(op.value());
+    }
+    if (op.group() != null) {
+      sb.append(",\"group\":\"").append(op.group()).append('"'); // the workloads' names need no escaping
     }
     return sb.append('}').toString();
   }

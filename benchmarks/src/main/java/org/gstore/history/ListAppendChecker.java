@@ -18,8 +18,10 @@ import java.util.Set;
  * with real-time edges too, a cycle that needs them breaks strict serializability only.
  *
  * <p>Reads are taken as the transaction saw the key before appending to it itself ("external" reads); a read after
- * its own appends must show them ({@code internal}). Plain reads take part in every dependency but real time: they
- * may be stale while their row is grouped, as G-Store documents.
+ * its own appends must show them ({@code internal}). Plain reads take part in every dependency, but in real time
+ * only after the rows they read were released: a plain read may be stale while its row is grouped, as G-Store
+ * documents, but one that began after a group's delete returned follows every transaction of that group (the
+ * history's {@code group} fields say which), since the delete lands all of them in HBase before it releases the rows.
  */
 public final class ListAppendChecker {
   private ListAppendChecker() {}
@@ -37,6 +39,8 @@ public final class ListAppendChecker {
     long[] order = new long[0];
     /** Where in the history the last transaction (not a plain read) that read the key was invoked. */
     long lastTxnReadInvoked = Long.MIN_VALUE;
+    /** Where in the history the last plain read of the key was invoked. */
+    long lastPlainReadInvoked = Long.MIN_VALUE;
   }
 
   public static CheckReport check(List<Op> history, CheckReport.Consistency consistency)
@@ -54,8 +58,9 @@ public final class ListAppendChecker {
     recordAppends(txns, keys);
     recordReads(txns, keys, report);
     boolean strict = consistency == CheckReport.Consistency.STRICT_SERIALIZABLE;
+    long[] releasedAt = releasedAt(history, txns);
     for (Map.Entry<String, KeyState> e : keys.entrySet()) {
-      orderVersions(e.getKey(), e.getValue(), txns, strict, report);
+      orderVersions(e.getKey(), e.getValue(), txns, releasedAt, strict, report);
     }
     boolean[] happened = happened(txns, keys);
     DependencyGraph graph = new DependencyGraph(txns.size());
@@ -66,6 +71,7 @@ public final class ListAppendChecker {
     cycles.dataCycles();
     if (consistency == CheckReport.Consistency.STRICT_SERIALIZABLE) {
       addRealTimeOrder(history, txns, happened, graph);
+      addReleasedRowsOrder(txns, keys, happened, releasedAt, graph);
       cycles.realTimeCycles();
     }
     return report;
@@ -122,7 +128,9 @@ public final class ListAppendChecker {
         seen.put(m.key(), m.read());
         own.clear();
         k.reads.add(new Read(t.id(), m.read(), external));
-        if (!t.plain()) {
+        if (t.plain()) {
+          k.lastPlainReadInvoked = Math.max(k.lastPlainReadInvoked, t.invokeIndex());
+        } else {
           k.lastTxnReadInvoked = Math.max(k.lastTxnReadInvoked, t.invokeIndex());
         }
         duplicates(m.key(), m.read(), t, report);
@@ -159,7 +167,8 @@ public final class ListAppendChecker {
    * The key's version order, its longest read; every read must be a prefix of it, end on an append that happened
    * and was complete (G1a, G1b); an acknowledged append no read shows is lost if reads began after it completed.
    */
-  private static void orderVersions(String key, KeyState k, List<Txn> txns, boolean strict, CheckReport report) {
+  private static void orderVersions(String key, KeyState k, List<Txn> txns, long[] releasedAt, boolean strict,
+      CheckReport report) {
     Read longest = null;
     for (Read r : k.reads) {
       if (longest == null || r.value().length > longest.value().length) {
@@ -189,9 +198,11 @@ public final class ListAppendChecker {
     }
     for (Map.Entry<Long, Integer> w : k.writer.entrySet()) {
       Txn t = txns.get(w.getValue());
-      if (t.type() == Op.Type.OK && !observed.contains(w.getKey()) && k.lastTxnReadInvoked > t.completeIndex()) {
+      if (t.type() == Op.Type.OK && !observed.contains(w.getKey()) && (k.lastTxnReadInvoked > t.completeIndex()
+          || k.lastPlainReadInvoked > releasedAt[t.id()])) {
         report.found(new Anomaly(Anomaly.Kind.LOST, true, t.describe() + " appended " + w.getKey() + " to " + key
-            + ", acknowledged; no read shows it, though reads of " + key + " began after it completed"));
+            + ", acknowledged; no read shows it, though reads of " + key + " began after it completed"
+            + (k.lastPlainReadInvoked > releasedAt[t.id()] ? " and its group's delete returned" : "")));
       }
     }
   }
@@ -257,6 +268,49 @@ public final class ListAppendChecker {
         Integer next = k.writer.get(order[v.length]);
         if (next != null && !next.equals(w)) { // the same writer: a read of its intermediate state, G1b
           graph.add(r.txn(), next, DependencyGraph.RW, key);
+        }
+      }
+    }
+  }
+
+  /**
+   * For each transaction, where in the history the first delete of its group that returned ok completed
+   * ({@code Long.MAX_VALUE}: none did, or it ran in no group the history names).
+   */
+  private static long[] releasedAt(List<Op> history, List<Txn> txns) {
+    Map<String, Long> deleted = new HashMap<>();
+    for (Op op : history) {
+      if (op.f().equals("delete") && op.type() == Op.Type.OK && op.group() != null) {
+        deleted.putIfAbsent(op.group(), op.index());
+      }
+    }
+    long[] at = new long[txns.size()];
+    for (Txn t : txns) {
+      Long d = t.plain() || t.group() == null ? null : deleted.get(t.group());
+      at[t.id()] = d == null ? Long.MAX_VALUE : d;
+    }
+    return at;
+  }
+
+  /**
+   * Real-time order between a group's transactions and the plain reads of its rows that began after its delete
+   * returned: each such read follows every transaction of the group that happened and appended to the key it read.
+   */
+  private static void addReleasedRowsOrder(List<Txn> txns, Map<String, KeyState> keys, boolean[] happened,
+      long[] releasedAt, DependencyGraph graph) {
+    for (Txn reader : txns) {
+      if (!reader.plain() || reader.type() != Op.Type.OK) {
+        continue;
+      }
+      for (Mop m : reader.mops()) {
+        KeyState k = keys.get(m.key());
+        if (k == null) {
+          continue;
+        }
+        for (int w : new HashSet<>(k.writer.values())) { // a writer of several elements once
+          if (happened[w] && releasedAt[w] < reader.invokeIndex()) {
+            graph.add(w, reader.id(), DependencyGraph.RT, null);
+          }
         }
       }
     }

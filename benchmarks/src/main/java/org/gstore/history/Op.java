@@ -11,8 +11,16 @@ import java.util.List;
  * @param f what the operation is: {@code txn}, {@code read} (plain reads of rows outside any group), or
  *     {@code create} and {@code delete} of groups (recorded for a reader; the checker passes over them)
  * @param value a transaction's micro-operations (empty for what is not a transaction)
+ * @param group the G-Store group a transaction ran in, or a create or delete made or ended (its {@code group}
+ *     field); null for plain operations and histories that do not say. A plain read that began after a group's
+ *     delete returned must see every append the group's transactions made: its rows are released then
  */
-public record Op(long index, long time, long process, Type type, String f, List<Mop> value) {
+public record Op(long index, long time, long process, Type type, String f, List<Mop> value, String group) {
+  /** An operation of no group. */
+  public Op(long index, long time, long process, Type type, String f, List<Mop> value) {
+    this(index, time, process, type, f, value, null);
+  }
+
   /** Jepsen's operation types. */
   public enum Type {
     /** Invoked. */

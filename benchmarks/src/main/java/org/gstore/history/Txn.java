@@ -11,9 +11,10 @@ import java.util.List;
  * @param completeTime -1 when it never completed ({@code INFO})
  * @param mops the completion's micro-operations when it is {@code OK} (reads with their values), else the
  *     invocation's (reads unknown)
+ * @param group the G-Store group it ran in, as its invocation says; null if none or not said
  */
 record Txn(int id, long process, Op.Type type, boolean plain, long invokeIndex, long completeIndex, long invokeTime,
-    long completeTime, List<Mop> mops) {
+    long completeTime, List<Mop> mops, String group) {
 
   /** How a person finds it in the history. */
   String describe() {
@@ -47,13 +48,13 @@ record Txn(int id, long process, Op.Type type, boolean plain, long invokeIndex, 
       if (op.isTransactional()) {
         List<Mop> mops = op.type() == Op.Type.OK ? op.value() : invoke.value();
         txns.add(new Txn(txns.size(), op.process(), op.type(), op.f().equals("read"), invoke.index(), op.index(),
-            invoke.time(), op.time(), mops));
+            invoke.time(), op.time(), mops, invoke.group()));
       }
     }
     for (Op invoke : running.values()) { // the history ended before they completed: as if info
       if (invoke.isTransactional()) {
         txns.add(new Txn(txns.size(), invoke.process(), Op.Type.INFO, invoke.f().equals("read"), invoke.index(), -1,
-            invoke.time(), -1, invoke.value()));
+            invoke.time(), -1, invoke.value(), invoke.group()));
       }
     }
     return txns;

@@ -21,12 +21,14 @@ class HistoryReaderTest {
     assertThat(jepsen.value().get(1).appended()).isEqualTo(7);
 
     Path file = dir.resolve("h.jsonl");
-    Op create = new Op(0, 5, 1, Op.Type.INVOKE, "create", List.of());
+    Op create = new Op(0, 5, 1, Op.Type.INVOKE, "create", List.of(), "append-7");
     Op invoke = new Op(1, 6, 1, Op.Type.INVOKE, "txn", List.of(Mop.read("k1", null), Mop.append("k2", 4)));
     Files.write(file, List.of(HistoryWriter.line(create), "", HistoryWriter.line(invoke)));
     List<Op> read = HistoryReader.read(file);
     assertThat(read).hasSize(2);
     assertThat(read.get(0).f()).isEqualTo("create");
+    assertThat(read.get(0).group()).isEqualTo("append-7");
+    assertThat(read.get(1).group()).isNull();
     assertThat(read.get(1).value().get(0).read()).isNull();
     assertThat(read.get(1).value().get(1)).isEqualTo(invoke.value().get(1));
   }

@@ -171,6 +171,45 @@ class ListAppendCheckerTest {
         .endsWith("verdict=strict-serializable");
   }
 
+  /** The delete of a group lands its commits and releases its rows: a plain read after it must see them. */
+  @Test
+  void aPlainReadAfterTheGroupsDeleteReturnedMustSeeItsAppends() throws Exception {
+    inGroup("g1", () -> ok(1, append("x", 1)));
+    inGroup("g1", () -> ok(2, append("x", 2)));
+    groupOp(1, "delete", "g1", Op.Type.OK);
+    plainRead(3, read("x", 1)); // began after the delete returned, and misses 2
+    ok(4, read("x", 1, 2));
+    CheckReport r = ListAppendChecker.check(history, Consistency.STRICT_SERIALIZABLE);
+    assertThat(r.count("G-single")).as(r.line() + "\n" + r.examples()).isEqualTo(1);
+    assertThat(r.examples()).singleElement().asString().contains("real-time");
+    assertThat(ListAppendChecker.check(history, Consistency.SERIALIZABLE).valid()).isTrue();
+  }
+
+  @Test
+  void anAppendNoPlainReadAfterItsGroupsDeleteShowsIsLost() throws Exception {
+    inGroup("g1", () -> ok(1, append("x", 1)));
+    groupOp(1, "delete", "g1", Op.Type.OK);
+    plainRead(2, read("x"));
+    CheckReport r = ListAppendChecker.check(history, Consistency.STRICT_SERIALIZABLE);
+    assertThat(r.count("lost")).as(r.line() + "\n" + r.examples()).isEqualTo(1);
+    assertThat(r.examples()).singleElement().asString().contains("its group's delete returned");
+    assertThat(r.verdict()).isEqualTo("serializable"); // only real time orders the read after the append
+  }
+
+  @Test
+  void aPlainReadBeforeTheDeleteReturnedOrOfAGroupNotDeletedMayBeStale() throws Exception {
+    inGroup("g1", () -> ok(1, append("x", 1)));
+    inGroup("g2", () -> ok(2, append("y", 1)));
+    history.add(new Op(history.size(), history.size(), 1, Op.Type.INVOKE, "delete", List.of(), "g1"));
+    plainRead(3, read("x")); // during the delete
+    history.add(new Op(history.size(), history.size(), 1, Op.Type.OK, "delete", List.of(), "g1"));
+    groupOp(2, "delete", "g2", Op.Type.FAIL); // not deleted by this delete (its lease, say): no promise
+    plainRead(3, read("y"));
+    ok(4, read("x", 1), read("y", 1));
+    assertThat(ListAppendChecker.check(history, Consistency.STRICT_SERIALIZABLE).line())
+        .endsWith("verdict=strict-serializable");
+  }
+
   @Test
   void anUnknownOutcomeMayOrMayNotHaveHappened() throws Exception {
     unknown(1, append("x", 1));
@@ -280,15 +319,33 @@ class ListAppendCheckerTest {
     run(process, "txn", Op.Type.INFO, mops);
   }
 
+  /** The group the operations {@code body} adds are of (null: none). */
+  private String group;
+
+  private void inGroup(String name, Runnable body) {
+    group = name;
+    try {
+      body.run();
+    } finally {
+      group = null;
+    }
+  }
+
+  /** A create or delete of {@code name}, invoked and completed. */
+  private void groupOp(long process, String f, String name, Op.Type outcome) {
+    history.add(new Op(history.size(), history.size(), process, Op.Type.INVOKE, f, List.of(), name));
+    history.add(new Op(history.size(), history.size(), process, outcome, f, List.of(), name));
+  }
+
   /** Invokes and completes one operation, after everything before it. */
   private void run(long process, String f, Op.Type outcome, Mop... completed) {
     List<Mop> invoked = new ArrayList<>();
     for (Mop m : completed) {
       invoked.add(m.isRead() ? Mop.read(m.key(), null) : m);
     }
-    history.add(new Op(history.size(), history.size(), process, Op.Type.INVOKE, f, invoked));
+    history.add(new Op(history.size(), history.size(), process, Op.Type.INVOKE, f, invoked, group));
     history.add(new Op(history.size(), history.size(), process, outcome, f,
-        outcome == Op.Type.OK ? List.of(completed) : invoked));
+        outcome == Op.Type.OK ? List.of(completed) : invoked, group));
   }
 
   /**

@@ -15,6 +15,8 @@ import org.gstore.common.protocol.ProtocolConfig;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.DatagramProtection;
 import org.gstore.recovery.ShipmentLedger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Every {@code gstore.*} setting of the region-server side, read once from the region server's configuration
@@ -53,7 +55,9 @@ public record GStoreConfig(
     long alertStalledMillis,
     boolean protocolLogged,
     long checkpointDelayMillis,
-    boolean testFaultsEnabled) {
+    boolean testFaultsEnabled,
+    TestPlant testPlant) {
+  private static final Logger LOG = LoggerFactory.getLogger(GStoreConfig.class);
 
   /**
    * The class name of G-Store's region coprocessor, as tables and {@code hbase.coprocessor.user.region.classes} name
@@ -123,6 +127,12 @@ public record GStoreConfig(
    * moved, for a while) from a chaos run. Off by default; a server with it off refuses them, saying so.
    */
   public static final String TEST_FAULTS_ENABLED = "gstore.test.faults.enabled";
+  /**
+   * Test clusters only: one defect planted on purpose ({@link TestPlant}: {@code skip-validation},
+   * {@code skip-drain}, {@code skip-fence}), to show that a chaos run catches it. Ignored, with a warning, unless
+   * {@link #TEST_FAULTS_ENABLED} is on.
+   */
+  public static final String TEST_PLANT = "gstore.test.plant";
   /**
    * Where protocol state becomes durable first: {@code table} (each step's records written to the state tables
    * before its messages leave) or {@code wal} (logged in the shared WAL, checkpointed to the tables in the
@@ -246,7 +256,23 @@ public record GStoreConfig(
         longIn(conf, ALERT_STALLED_MS, 300_000, 1_000, 24L * 3_600_000),
         protocolLogged(conf),
         longIn(conf, PROTOCOL_CHECKPOINT_DELAY_MS, 0, 0, 24L * 3_600_000),
-        bool(conf, TEST_FAULTS_ENABLED));
+        bool(conf, TEST_FAULTS_ENABLED),
+        testPlant(conf));
+  }
+
+  /** The planted defect, honoured on test clusters only. */
+  private static TestPlant testPlant(Configuration conf) {
+    TestPlant plant = TestPlant.parse(conf.get(TEST_PLANT));
+    if (plant != TestPlant.NONE && !bool(conf, TEST_FAULTS_ENABLED)) {
+      LOG.warn("{}={} is ignored: this is not a test cluster ({}"
+          + " is off)", TEST_PLANT, plant.configName(), TEST_FAULTS_ENABLED);
+      return TestPlant.NONE;
+    }
+    if (plant != TestPlant.NONE) {
+      LOG.error("G-Store TEST CLUSTER WITH A PLANTED DEFECT: {}={};"
+          + " it breaks G-Store's guarantees on purpose", TEST_PLANT, plant.configName());
+    }
+    return plant;
   }
 
   private static boolean protocolLogged(Configuration conf) {

@@ -120,7 +120,7 @@ public final class GStoreServer implements GroupService, Closeable {
     this.faults = new TestFaults(config.testFaultsEnabled(), System::currentTimeMillis);
     this.secrets = ClusterSecrets.of(config);
     OwnerToken ownerToken = secrets.ownerTokens();
-    this.writeFence = new WriteFence(hosted, ownerToken);
+    this.writeFence = new WriteFence(hosted, ownerToken, config.testPlant());
     VersionClock versions = new VersionClock();
     this.hbase = PooledConnection.of(env.getConnection(), serverName);
     this.tables = new StateTables(hbase, versions);

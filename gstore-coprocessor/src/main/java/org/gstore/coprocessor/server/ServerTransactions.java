@@ -41,9 +41,9 @@ public final class ServerTransactions implements AutoCloseable {
     CommitValidator validator = new CommitValidator(tableGuard,
         conf.getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE), config.maxCommitBytes());
     this.manager = new TransactionManager(metrics, wal, shipper, caches, validator, new OutcomeTable(hbase),
-        config.endpointWaitMillis(), clock);
+        config.endpointWaitMillis(), clock, config.testPlant());
     this.handover = new GroupHandover(caches, wal, shipper, metrics, config.endpointWaitMillis(),
-        config.maxFutureMillis(), clock);
+        config.maxFutureMillis(), clock, config.testPlant());
   }
 
   /** Runs the transactions of the groups this server leads. */

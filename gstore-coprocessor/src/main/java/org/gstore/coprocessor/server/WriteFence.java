@@ -9,6 +9,7 @@ import org.gstore.common.RowGroupedException;
 import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.OwnerToken;
+import org.gstore.coprocessor.config.TestPlant;
 
 /**
  * Plain HBase writes against the groups' fences: a row a group owns takes only its leader's shipments (writes
@@ -21,10 +22,18 @@ import org.gstore.common.wire.OwnerToken;
 public final class WriteFence {
   private final HostedRegions hosted;
   private final OwnerToken ownerToken;
+  /** False only on a test cluster with {@link TestPlant#SKIP_FENCE} planted. */
+  private final boolean fencesPlainWrites;
 
   WriteFence(HostedRegions hosted, OwnerToken ownerToken) {
+    this(hosted, ownerToken, TestPlant.NONE);
+  }
+
+  /** @param plant a defect planted on a test cluster: {@link TestPlant#SKIP_FENCE} lets plain writes into groups */
+  WriteFence(HostedRegions hosted, OwnerToken ownerToken, TestPlant plant) {
     this.hosted = hosted;
     this.ownerToken = ownerToken;
+    this.fencesPlainWrites = plant != TestPlant.SKIP_FENCE;
   }
 
   /** Why {@code m}, to a row of region {@code info}, must not be applied; null if it may. */
@@ -36,7 +45,7 @@ public final class WriteFence {
     Key key = Key.of(info.getTable().getNameAsString(), m.getRow());
     GroupRef owner = hosted.ownerOf(key);
     byte[] token = m.getAttribute(OwnerToken.ATTRIBUTE);
-    if (owner == null && token == null) {
+    if (owner == null && token == null || token == null && !fencesPlainWrites) {
       return null;
     }
     GroupRef claimed = token == null ? null : ownerToken.verify(token, key);

@@ -13,6 +13,7 @@ import org.gstore.common.protocol.Key;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.coprocessor.config.GStoreConfig;
+import org.gstore.coprocessor.config.TestPlant;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.gstore.coprocessor.wal.CommitLog;
 import org.gstore.coprocessor.wal.UpdateShipper;
@@ -35,6 +36,8 @@ public final class GroupHandover {
   private final long waitMillis;
   private final long maxFutureMillis;
   private final LongSupplier clock;
+  /** False only on a test cluster with {@link TestPlant#SKIP_DRAIN} planted. */
+  private final boolean drainsClosingRegions;
 
   /**
    * @param waitMillis how long one call waits for shipping ({@code gstore.endpoint.wait.ms})
@@ -42,6 +45,12 @@ public final class GroupHandover {
    */
   public GroupHandover(GroupCaches caches, CommitLog wal, UpdateShipper shipper, GStoreMetrics metrics,
       long waitMillis, long maxFutureMillis, LongSupplier clock) {
+    this(caches, wal, shipper, metrics, waitMillis, maxFutureMillis, clock, TestPlant.NONE);
+  }
+
+  /** @param plant a defect planted on a test cluster: {@link TestPlant#SKIP_DRAIN} lets closing regions go undrained */
+  public GroupHandover(GroupCaches caches, CommitLog wal, UpdateShipper shipper, GStoreMetrics metrics,
+      long waitMillis, long maxFutureMillis, LongSupplier clock, TestPlant plant) {
     this.caches = caches;
     this.wal = wal;
     this.shipper = shipper;
@@ -49,6 +58,7 @@ public final class GroupHandover {
     this.waitMillis = waitMillis;
     this.maxFutureMillis = maxFutureMillis;
     this.clock = clock;
+    this.drainsClosingRegions = plant != TestPlant.SKIP_DRAIN;
   }
 
   /**
@@ -97,6 +107,9 @@ public final class GroupHandover {
    */
   public void regionClosing(Predicate<Key> inRegion, BooleanSupplier serverStopping) throws InterruptedIOException {
     for (GroupCache cache : caches.closeRegion(inRegion)) {
+      if (!drainsClosingRegions) {
+        continue;
+      }
       long started = clock.getAsLong();
       while (true) {
         try {

@@ -46,9 +46,12 @@ final class InstanceLog {
   /**
    * A new {@link LogId} for this instance of G-Store on {@code server}: an earlier instance (G-Store stopped here
    * and started again) keeps its own, its directory is recovered like a dead server's, and claims made for its
-   * shipments never cover this one's. Above every earlier instance whose directory is still there, even after the
-   * clock stepped back ({@link LogId#nextInstance}), and so above what the last one published as it stopped (its
-   * own instance plus one, {@link #unregister}). Read from HDFS alone: ZooKeeper has no session for G-Store yet.
+   * shipments never cover this one's. Above every earlier instance whose directory is still there (live,
+   * recovering, or recovered and kept for {@code gstore.recovery.retain.ms}), even after the clock stepped back
+   * ({@link LogId#nextInstance}). What the last instance published as it stopped (its own instance plus one,
+   * {@link #unregister}) is not read: ZooKeeper has no session for G-Store yet, so this reads HDFS alone. The new id
+   * is at or above that mark whenever the last instance's directory is still there, and otherwise unless the clock
+   * stepped back past the last instance's start since.
    */
   private static String newLog(FileSystem fs, Path walRoot, String server) throws IOException {
     List<String> earlier = new ArrayList<>();

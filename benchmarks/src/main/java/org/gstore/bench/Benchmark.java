@@ -27,6 +27,7 @@ import org.gstore.bench.omid.OmidClient;
 import org.gstore.bench.omid.OmidSettings;
 import org.gstore.bench.omid.OmidTso;
 import org.gstore.client.GStoreClient;
+import org.gstore.testing.GStoreTables;
 
 /**
  * Runs workloads against G-Store, plain HBase and Apache Omid side by side, on the same cluster and rows, for each

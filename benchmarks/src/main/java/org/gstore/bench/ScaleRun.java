@@ -28,6 +28,7 @@ import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
 import org.gstore.common.RowGroupedException;
+import org.gstore.testing.GStoreTables;
 
 /**
  * G-Store at scale ({@code gstore scale}): many small groups active at once, then a few very large ones.

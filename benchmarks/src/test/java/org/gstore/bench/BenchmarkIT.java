@@ -21,6 +21,7 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.gstore.testing.GStoreMiniCluster;
+import org.gstore.testing.GStoreTables;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

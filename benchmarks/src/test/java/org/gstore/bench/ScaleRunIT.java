@@ -17,6 +17,7 @@ import org.gstore.client.GroupCreationException;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
 import org.gstore.testing.GStoreMiniCluster;
+import org.gstore.testing.GStoreTables;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -28,7 +28,7 @@ import org.gstore.client.KeyGroup;
 import org.gstore.client.RowKey;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
-import org.gstore.bench.GStoreTables;
+import org.gstore.testing.GStoreTables;
 
 /**
  * The G-Store paper's motivating application: an online casino. Players are rows; a game is a group of players

@@ -16,7 +16,7 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.gstore.bench.GStoreTables;
+import org.gstore.testing.GStoreTables;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;

@@ -18,7 +18,7 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.bench.omid.OmidSettings;
 import org.gstore.bench.omid.OmidTso;
-import org.gstore.bench.GStoreTables;
+import org.gstore.testing.GStoreTables;
 import org.gstore.testing.GStoreMiniCluster;
 import org.gstore.testing.junit.WithMiniCluster;
 import org.junit.jupiter.api.Test;

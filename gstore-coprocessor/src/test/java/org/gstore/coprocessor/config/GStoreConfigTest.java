@@ -202,4 +202,24 @@ class GStoreConfigTest {
     conf.setLong(GStoreConfig.TXN_OUTCOME_RETAIN_MS, 1_000);
     assertThat(GStoreConfig.outcomeRetainMillis(conf)).isEqualTo(1_000);
   }
+
+  @Test
+  void aPlantedDefectIsHonouredOnTestClustersOnly() {
+    Configuration conf = valid();
+    assertThat(GStoreConfig.from(conf).testPlant()).isEqualTo(TestPlant.NONE);
+    conf.set(GStoreConfig.TEST_PLANT, "skip-validation");
+    assertThat(GStoreConfig.from(conf).testPlant()).as("not a test cluster: ignored").isEqualTo(TestPlant.NONE);
+    conf.setBoolean(GStoreConfig.TEST_FAULTS_ENABLED, true);
+    assertThat(GStoreConfig.from(conf).testPlant()).isEqualTo(TestPlant.SKIP_VALIDATION);
+    conf.set(GStoreConfig.TEST_PLANT, "skip-drain");
+    assertThat(GStoreConfig.from(conf).testPlant()).isEqualTo(TestPlant.SKIP_DRAIN);
+    conf.set(GStoreConfig.TEST_PLANT, " skip-fence ");
+    assertThat(GStoreConfig.from(conf).testPlant()).isEqualTo(TestPlant.SKIP_FENCE);
+    conf.set(GStoreConfig.TEST_PLANT, "none");
+    assertThat(GStoreConfig.from(conf).testPlant()).isEqualTo(TestPlant.NONE);
+    conf.set(GStoreConfig.TEST_PLANT, "skip_fence");
+    assertThatThrownBy(() -> GStoreConfig.from(conf)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(GStoreConfig.TEST_PLANT).hasMessageContaining("skip-validation, skip-drain, skip-fence")
+        .hasMessageContaining("'skip_fence'");
+  }
 }

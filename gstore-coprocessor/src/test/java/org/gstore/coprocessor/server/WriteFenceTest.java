@@ -42,6 +42,15 @@ class WriteFenceTest {
     assertThat(RowGroupedException.is(fence.refusal(REGION, new Put(ROW.row())))).isTrue();
   }
 
+  /** The planted defect a chaos run must catch: plain writes into grouped rows; the group's own writes still pass. */
+  @Test
+  void withSkipFencePlantedAPlainWritePassesAGroupedRow() {
+    WriteFence planted = new WriteFence(hosted, tokens, org.gstore.coprocessor.config.TestPlant.SKIP_FENCE);
+    assertThat(planted.refusal(REGION, new Put(ROW.row()))).isNull();
+    assertThat(planted.refusal(REGION, signed(tokens.sign(OWNER, ROW)))).isNull();
+    assertThat(RowGroupedException.is(planted.refusal(REGION, signed(tokens.sign(ref("gone"), ROW))))).isTrue();
+  }
+
   @Test
   void aVerifiedTokenOfAGroupThatNoLongerOwnsTheRowIsRefusedAsGrouped() {
     assertThat(RowGroupedException.is(fence.refusal(REGION, signed(tokens.sign(ref("gone"), ROW))))).isTrue();

@@ -1,4 +1,4 @@
-package org.gstore.bench;
+package org.gstore.testing;
 
 import java.io.IOException;
 import org.apache.hadoop.hbase.TableName;
@@ -15,7 +15,7 @@ import org.gstore.client.GStoreClient;
 import org.gstore.coprocessor.GStoreRegionCoprocessor;
 
 /**
- * Creates the tables the demo and the benchmarks use so that G-Store serves them on any cluster: where G-Store
+ * Creates the tables the demo, the benchmarks and the chaos run use so that G-Store serves them on any cluster: where G-Store
  * runs cluster-wide the table is created as it is; elsewhere (G-Store enabled per table, or the embedded cluster)
  * the coprocessor is added to its descriptor. Adding it where it already runs cluster-wide would load it twice.
  */

@@ -19,7 +19,7 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.gstore.bench.GStoreTables;
+import org.gstore.testing.GStoreTables;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupNotFoundException;
 import org.gstore.client.GroupSpec;

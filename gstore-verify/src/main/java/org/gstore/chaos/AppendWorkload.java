@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -75,6 +76,8 @@ public final class AppendWorkload implements FaultTargets {
   static final int APPENDS_PER_KEY = 24;
   /** The commit deadline of the hasty clients (one client in four). */
   static final long HASTY_DEADLINE_MS = 1_500;
+  /** The longest a hasty client thinks between its reads and its commit (ms). */
+  static final int HASTY_THINK_MS = 300;
   /** How long a team's first client waits for the others to commit in its group before deleting it. */
   private static final long PEERS_WAIT_MS = 500;
 
@@ -154,6 +157,9 @@ public final class AppendWorkload implements FaultTargets {
     client = GStoreClient.create(connection);
     Configuration hasty = new Configuration(connection.getConfiguration());
     hasty.setLong(GStoreClient.COMMIT_DEADLINE, HASTY_DEADLINE_MS);
+    // calls to a dead or paused server give up as soon, or the deadline would only be read after HBase's retries
+    hasty.setLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HASTY_DEADLINE_MS);
+    hasty.setLong(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, 2 * HASTY_DEADLINE_MS);
     hastyClient = GStoreClient.create(hasty);
     Random teams = new Random(seed);
     for (int c = 0; c < clients; ) {
@@ -298,7 +304,7 @@ public final class AppendWorkload implements FaultTargets {
         }
         for (int t = 0, n = 1 + random.nextInt(4); t < n && team.current == shared && !stopping; t++) {
           shared.peerAttempts().incrementAndGet();
-          if (!transaction(group, shared.members(), process, random, true)) {
+          if (!transaction(group, shared.members(), process, random, own == hastyClient)) {
             process = nextProcess.getAndIncrement();
           }
         }
@@ -356,7 +362,7 @@ public final class AppendWorkload implements FaultTargets {
     team.current = shared;
     try {
       for (int t = 0, n = 2 + random.nextInt(5); t < n && !stopping; t++) {
-        if (!transaction(group, members, process, random, false)) {
+        if (!transaction(group, members, process, random, null)) {
           process = nextProcess.getAndIncrement();
         }
       }
@@ -385,10 +391,13 @@ public final class AppendWorkload implements FaultTargets {
 
   /**
    * One transaction, one attempt: it reads some members and appends to others (reading each first); false when its
-   * outcome is unknown.
+   * outcome is unknown. {@code hasty}: null for the group's creator; for the team's other clients, whether this
+   * one has the short commit deadline, and thinks up to {@value #HASTY_THINK_MS} ms between its reads and its
+   * commit (a fault then finds commits in flight, whose outcomes it leaves unknown, rather than reads).
    */
-  private boolean transaction(KeyGroup group, List<String> members, long process, Random random, boolean shared)
+  private boolean transaction(KeyGroup group, List<String> members, long process, Random random, Boolean hasty)
       throws IOException {
+    boolean shared = hasty != null;
     List<Mop> invoked = new ArrayList<>();
     for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
       String k = members.get(random.nextInt(members.size()));
@@ -408,6 +417,9 @@ public final class AppendWorkload implements FaultTargets {
       } catch (IOException | RuntimeException e) {
         history.record(process, Op.Type.FAIL, "txn", invoked, name); // nothing was sent to commit
         return true;
+      }
+      if (Boolean.TRUE.equals(hasty)) {
+        sleep(random.nextInt(HASTY_THINK_MS));
       }
       try {
         txn.commit();

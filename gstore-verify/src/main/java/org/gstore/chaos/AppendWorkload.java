@@ -2,7 +2,6 @@ package org.gstore.chaos;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,12 +20,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -41,7 +37,6 @@ import org.gstore.client.NotGroupMemberException;
 import org.gstore.client.Transaction;
 import org.gstore.client.TransactionConflictException;
 import org.gstore.common.CommitRefusedException;
-import org.gstore.common.RowGroupedException;
 import org.gstore.history.CheckReport;
 import org.gstore.history.HistoryFormatException;
 import org.gstore.history.HistoryReader;
@@ -69,8 +64,6 @@ import org.gstore.history.Op;
  * still take effect at any time.
  */
 public final class AppendWorkload implements FaultTargets {
-  private static final byte[] CF = Bytes.toBytes("l");
-  private static final byte[] LIST = Bytes.toBytes("v");
   private static final Duration LEASE = Duration.ofSeconds(20);
   /** How many appends a key takes before it is retired. */
   static final int APPENDS_PER_KEY = 24;
@@ -98,12 +91,11 @@ public final class AppendWorkload implements FaultTargets {
   private final AtomicLong sharedTxnsOk = new AtomicLong();
   private final AtomicLong conflicts = new AtomicLong();
   private final AtomicLong createsOk = new AtomicLong();
-  private final AtomicLong plainAppendsOk = new AtomicLong();
-  private final AtomicLong plainAppendsRefused = new AtomicLong();
   private final List<Thread> threads = new ArrayList<>();
   private GStoreClient client;
   private GStoreClient hastyClient;
   private HistoryWriter history;
+  private PlainOperations plain;
   private volatile boolean stopping;
   /** A planted client bug, for tests: an append writes its value alone, over the list it did not read. */
   private boolean blindAppends;
@@ -152,8 +144,9 @@ public final class AppendWorkload implements FaultTargets {
       splits[i] = Bytes.toBytes(String.format("k%04d", (i + 1) * keys / (splits.length + 1)));
     }
     GStoreTables.ensureServed(connection, TableDescriptorBuilder.newBuilder(table)
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.of(CF)).build(), splits);
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.of(ListRow.CF)).build(), splits);
     history = new HistoryWriter(historyFile);
+    plain = new PlainOperations(history, nextValue, key -> appends.incrementAndGet(slotOf(key)));
     client = GStoreClient.create(connection);
     Configuration hasty = new Configuration(connection.getConfiguration());
     hasty.setLong(GStoreClient.COMMIT_DEADLINE, HASTY_DEADLINE_MS);
@@ -228,12 +221,12 @@ public final class AppendWorkload implements FaultTargets {
   }
 
   public long plainAppendsOk() {
-    return plainAppendsOk.get();
+    return plain.appendsOk();
   }
 
   /** Plain appends G-Store refused because a group held the row. */
   public long plainAppendsRefused() {
-    return plainAppendsRefused.get();
+    return plain.appendsRefused();
   }
 
   public Path historyFile() {
@@ -261,17 +254,17 @@ public final class AppendWorkload implements FaultTargets {
     return Integer.parseInt(key.substring(1, 5));
   }
 
-  /** A team's first client: forms a group, shares it, uses it with the others, deletes it; plain work between. */
-  private void runFirst(Team team, int peers, Random random) {
+  /** One step of a client's loop, run as {@code process}; returns the process to go on as. */
+  private interface Step {
+    long run(long process) throws IOException;
+  }
+
+  /** Runs a client's steps until the workload stops; an interrupt ends it, a history it cannot write fails it. */
+  private void loop(Step step) {
     long process = nextProcess.getAndIncrement();
     try {
       while (!stopping && !Thread.currentThread().isInterrupted()) {
-        if (random.nextInt(3) == 0) {
-          plainWork(process, random, null);
-        }
-        if (!stopping) {
-          process = group(team, peers, process, random);
-        }
+        process = step.run(process);
       }
     } catch (InterruptedIOException e) {
       Thread.currentThread().interrupt();
@@ -280,40 +273,45 @@ public final class AppendWorkload implements FaultTargets {
     }
   }
 
+  /** A team's first client: forms a group, shares it, uses it with the others, deletes it; plain work between. */
+  private void runFirst(Team team, int peers, Random random) {
+    loop(process -> {
+      if (random.nextInt(3) == 0) {
+        plainWork(process, random, null);
+      }
+      return stopping ? process : group(team, peers, process, random);
+    });
+  }
+
   /** Another client of a team: looks up each group the team shares and commits in it while it lives. */
   private void runPeer(Team team, GStoreClient own, Random random) {
-    long process = nextProcess.getAndIncrement();
-    Shared done = null;
-    try {
-      while (!stopping && !Thread.currentThread().isInterrupted()) {
-        Shared shared = team.current;
-        if (shared == null || shared == done) {
-          if (random.nextInt(4) == 0) {
-            plainWork(process, random, null);
-          } else {
-            sleep(10);
-          }
-          continue;
+    Shared[] done = new Shared[1]; // the last group this client took part in
+    loop(process -> {
+      Shared shared = team.current;
+      if (shared == null || shared == done[0]) {
+        if (random.nextInt(4) == 0) {
+          plainWork(process, random, null);
+        } else {
+          sleep(10);
         }
-        done = shared;
-        KeyGroup group;
-        try {
-          group = own.getGroup(shared.id());
-        } catch (IOException | RuntimeException e) {
-          continue; // deleted already, or a fault: the next one
-        }
-        for (int t = 0, n = 1 + random.nextInt(4); t < n && team.current == shared && !stopping; t++) {
-          shared.peerAttempts().incrementAndGet();
-          if (!transaction(group, shared.members(), process, random, own == hastyClient)) {
-            process = nextProcess.getAndIncrement();
-          }
+        return process;
+      }
+      done[0] = shared;
+      KeyGroup group;
+      try {
+        group = own.getGroup(shared.id());
+      } catch (IOException | RuntimeException e) {
+        return process; // deleted already, or a fault: the next one
+      }
+      long now = process;
+      for (int t = 0, n = 1 + random.nextInt(4); t < n && team.current == shared && !stopping; t++) {
+        shared.peerAttempts().incrementAndGet();
+        if (!transaction(group, shared.members(), now, random, own == hastyClient)) {
+          now = nextProcess.getAndIncrement();
         }
       }
-    } catch (InterruptedIOException e) {
-      Thread.currentThread().interrupt();
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException("the history cannot be written", e);
-    }
+      return now;
+    });
   }
 
   /** One group's life: create, share, transactions, delete. Returns the process to go on as. */
@@ -454,14 +452,14 @@ public final class AppendWorkload implements FaultTargets {
       byte[] row = Bytes.toBytes(m.key());
       long[] list = lists.get(m.key());
       if (list == null) {
-        list = decode(txn.get(table, new Get(row)));
+        list = ListRow.decode(txn.get(table, new Get(row)));
       }
       if (m.isRead()) {
         done.add(Mop.read(m.key(), list));
       } else {
         long[] appended = Arrays.copyOf(blindAppends ? new long[0] : list, (blindAppends ? 0 : list.length) + 1);
         appended[appended.length - 1] = m.appended();
-        txn.put(table, new Put(row).addColumn(CF, LIST, encode(appended)));
+        txn.put(table, ListRow.put(row, appended));
         list = appended;
         done.add(m);
       }
@@ -481,9 +479,9 @@ public final class AppendWorkload implements FaultTargets {
         String key = released != null ? released.get(random.nextInt(released.size()))
             : random.nextBoolean() ? heldKey(random) : currentKey(random.nextInt(keys));
         if (released == null && random.nextBoolean()) {
-          plainAppend(t, process, key);
+          plain.append(t, process, key);
         } else {
-          plainRead(t, process, key);
+          plain.read(t, process, key);
         }
       }
     }
@@ -495,68 +493,6 @@ public final class AppendWorkload implements FaultTargets {
     return leader != null ? Bytes.toString(leader) : currentKey(random.nextInt(keys));
   }
 
-  private void plainRead(Table t, long process, String key) throws IOException {
-    history.record(process, Op.Type.INVOKE, "read", List.of(Mop.read(key, null)));
-    Mop done;
-    try {
-      done = Mop.read(key, decode(t.get(new Get(Bytes.toBytes(key)))));
-    } catch (IOException | RuntimeException e) {
-      history.record(process, Op.Type.FAIL, "read", List.of(Mop.read(key, null))); // a failed read changed nothing
-      return;
-    }
-    history.record(process, Op.Type.OK, "read", List.of(done));
-  }
-
-  /**
-   * A plain append: the list read, then written with the value appended only if it is still what was read (one
-   * atomic {@code checkAndMutate}), a transaction of its own. G-Store refuses it while a group holds the row.
-   */
-  private void plainAppend(Table t, long process, String key) throws IOException {
-    byte[] row = Bytes.toBytes(key);
-    long[] list;
-    try {
-      list = decode(t.get(new Get(row)));
-    } catch (IOException | RuntimeException e) {
-      return; // nothing invoked yet
-    }
-    appends.incrementAndGet(slotOf(key));
-    long value = nextValue.getAndIncrement();
-    history.record(process, Op.Type.INVOKE, "txn", List.of(Mop.read(key, null), Mop.append(key, value)));
-    long[] appended = Arrays.copyOf(list, list.length + 1);
-    appended[list.length] = value;
-    CheckAndMutate.Builder check = CheckAndMutate.newBuilder(row);
-    CheckAndMutate.Builder ifUnchanged = list.length == 0 ? check.ifNotExists(CF, LIST)
-        : check.ifEquals(CF, LIST, encode(list));
-    boolean written;
-    try {
-      written = t.checkAndMutate(ifUnchanged.build(new Put(row).addColumn(CF, LIST, encode(appended)))).isSuccess();
-    } catch (IOException | RuntimeException e) {
-      boolean refused = refusedAsGrouped(e);
-      if (refused) {
-        plainAppendsRefused.incrementAndGet();
-      }
-      history.record(process, refused ? Op.Type.FAIL : Op.Type.INFO, "txn",
-          List.of(Mop.read(key, null), Mop.append(key, value)));
-      return;
-    }
-    if (!written) { // the list changed since it was read: nothing written
-      history.record(process, Op.Type.FAIL, "txn", List.of(Mop.read(key, null), Mop.append(key, value)));
-      return;
-    }
-    plainAppendsOk.incrementAndGet();
-    history.record(process, Op.Type.OK, "txn", List.of(Mop.read(key, list), Mop.append(key, value)));
-  }
-
-  /** Whether G-Store refused the write because a group holds the row (the refusal may come wrapped). */
-  private static boolean refusedAsGrouped(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (RowGroupedException.is(c)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   private static void sleep(long millis) throws InterruptedIOException {
     try {
       Thread.sleep(millis);
@@ -564,26 +500,5 @@ public final class AppendWorkload implements FaultTargets {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted");
     }
-  }
-
-  static long[] decode(Result r) {
-    byte[] v = r == null ? null : r.getValue(CF, LIST);
-    if (v == null) {
-      return new long[0];
-    }
-    ByteBuffer b = ByteBuffer.wrap(v);
-    long[] list = new long[v.length / Long.BYTES];
-    for (int i = 0; i < list.length; i++) {
-      list[i] = b.getLong();
-    }
-    return list;
-  }
-
-  static byte[] encode(long[] list) {
-    ByteBuffer b = ByteBuffer.allocate(list.length * Long.BYTES);
-    for (long v : list) {
-      b.putLong(v);
-    }
-    return b.array();
   }
 }

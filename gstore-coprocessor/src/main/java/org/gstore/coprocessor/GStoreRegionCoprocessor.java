@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
 import org.apache.hadoop.hbase.RegionTooBusyException;
@@ -219,6 +220,30 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
     IOException refusal = server.writeFence().bulkLoadRefusal(env.getRegionInfo());
     if (refusal != null) {
       throw refusal;
+    }
+  }
+
+  /**
+   * The deciding check of a bulk load, as its store files commit (after it, they are readable): a join that fenced
+   * a row of the region since {@link #preBulkLoadHFile} refuses it here; one that fences later waits for its end.
+   */
+  @Override
+  public void preCommitStoreFile(ObserverContext<RegionCoprocessorEnvironment> c, byte[] family,
+      List<Pair<Path, Path>> pairs) throws IOException {
+    if (server == null) {
+      return;
+    }
+    IOException refusal = server.writeFence().bulkLoadCommitRefusal(env.getRegionInfo());
+    if (refusal != null) {
+      throw refusal;
+    }
+  }
+
+  @Override
+  public void postBulkLoadHFile(ObserverContext<RegionCoprocessorEnvironment> c,
+      List<Pair<byte[], String>> stagingFamilyPaths, Map<byte[], List<Path>> finalPaths) {
+    if (server != null) {
+      server.writeFence().bulkLoadEnded();
     }
   }
 

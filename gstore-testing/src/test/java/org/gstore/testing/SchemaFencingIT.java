@@ -3,20 +3,38 @@ package org.gstore.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.Coprocessor;
+import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.io.hfile.CacheConfig;
+import org.apache.hadoop.hbase.io.hfile.HFile;
+import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
 import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.HFileTestUtil;
+import org.apache.hadoop.hbase.util.Pair;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
@@ -130,6 +148,97 @@ class SchemaFencingIT {
           CF, Bytes.toBytes("q"), Bytes.toBytes("m-0"), Bytes.toBytes("m-9"), 100);
       loader.bulkLoad(name, Map.of(CF, List.of(new Path(new Path(dir, Bytes.toString(CF)), "again"))));
       assertThat(table.getScanner(CF).next(200)).hasSizeGreaterThan(50);
+    }
+  }
+
+  /**
+   * A bulk load takes no row lock: one admitted before a join fenced a row of its region, and still committing its
+   * store files, must land before the group reads the row (or be refused), or the group serves the row without the
+   * load's cells while HBase holds them. The gate holds the load just after G-Store admitted it.
+   */
+  @Test
+  void aBulkLoadAdmittedBeforeAJoinFencedItsRowLandsBeforeTheGroupReadsTheRow(GStoreMiniCluster cluster)
+      throws Exception {
+    TableName name = TableName.valueOf("bulk_racing");
+    byte[] row = Bytes.toBytes("m-5");
+    try (Table table = cluster.createTable(name, new byte[][] {CF}, null);
+        GStoreClient client = GStoreClient.create(cluster.getConnection());
+        Admin admin = cluster.getConnection().getAdmin()) {
+      admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(name))
+          .setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(CommitGate.class.getName())
+              .setPriority(Coprocessor.PRIORITY_USER + 1).build()).build()); // after G-Store's own hook
+      cluster.getTestingUtility().waitTableAvailable(name);
+      FileSystem fs = cluster.getTestingUtility().getTestFileSystem();
+      Path family = new Path(new Path(cluster.getTestingUtility().getDataTestDirOnTestFS("racing"), "load"),
+          Bytes.toString(CF));
+      try (HFile.Writer writer = HFile.getWriterFactory(cluster.getConfiguration(),
+          new CacheConfig(cluster.getConfiguration())).withPath(fs, new Path(family, "hfile"))
+          .withFileContext(new HFileContextBuilder().build()).create()) {
+        writer.append(new KeyValue(row, CF, Bytes.toBytes("q"), System.currentTimeMillis(), Bytes.toBytes("loaded")));
+      }
+      BulkLoadHFiles loader = BulkLoadHFiles.create(cluster.getConfiguration());
+      CommitGate.close();
+      CompletableFuture<?> load = CompletableFuture.runAsync(() -> {
+        try {
+          loader.bulkLoad(name, Map.of(CF, List.of(new Path(family, "hfile"))));
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      assertThat(CommitGate.reached.await(60, TimeUnit.SECONDS)).as("the load reached its commit").isTrue();
+      ScheduledExecutorService opener = Executors.newSingleThreadScheduledExecutor();
+      try {
+        opener.schedule(CommitGate::open, 2, TimeUnit.SECONDS); // the join has fenced the row by then
+        KeyGroup g = client.createGroup(GroupSpec.builder().id("racing").leader(name, row).build());
+        String inGroup = g.transact(txn -> Bytes.toString(txn.get(name, new Get(row)).getValue(CF,
+            Bytes.toBytes("q"))));
+        boolean landed;
+        try {
+          load.get(60, TimeUnit.SECONDS);
+          landed = true;
+        } catch (ExecutionException refused) {
+          landed = false;
+        }
+        g.delete();
+        String inHBase = Bytes.toString(table.get(new Get(row)).getValue(CF, Bytes.toBytes("q")));
+        assertThat(inGroup).as("the group read what HBase holds (load landed: %s)", landed).isEqualTo(inHBase);
+        assertThat(inHBase != null).as("HBase holds the load's cells exactly when it landed").isEqualTo(landed);
+      } finally {
+        CommitGate.open();
+        opener.shutdownNow();
+      }
+    }
+  }
+
+  /** Holds a bulk load's store-file commit while closed (a test's stand-in for a slow commit). */
+  public static final class CommitGate implements RegionCoprocessor, RegionObserver {
+    static volatile CountDownLatch reached = new CountDownLatch(0);
+    private static volatile CountDownLatch gate = new CountDownLatch(0);
+
+    static void close() {
+      reached = new CountDownLatch(1);
+      gate = new CountDownLatch(1);
+    }
+
+    static void open() {
+      gate.countDown();
+    }
+
+    @Override
+    public Optional<RegionObserver> getRegionObserver() {
+      return Optional.of(this);
+    }
+
+    @Override
+    public void preCommitStoreFile(ObserverContext<RegionCoprocessorEnvironment> ctx, byte[] family,
+        List<Pair<Path, Path>> pairs) throws IOException {
+      reached.countDown();
+      try {
+        gate.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted at the gate");
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 package org.gstore.coprocessor.server;
 
 import java.io.IOException;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.gstore.common.protocol.Key;
@@ -11,12 +12,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Applies durable ownership changes to this server's in-memory fences ({@link HostedRegions}): a row a group now
  * owns is fenced under the row's lock, so a plain write already past the fence check finishes before the row counts
- * as the group's, and no later one gets through; a row given back is unfenced once no plain write can be stamped
+ * as the group's, and no later one gets through; a bulk load of the row's region admitted before the fence (bulk
+ * loads take no row lock) ends before it counts either ({@link BulkLoadCommits}); a row given back is unfenced once no plain write can be stamped
  * below the group's commits ({@link SkewSafeRelease}).
  */
 final class FenceUpdates {
   private static final Logger LOG = LoggerFactory.getLogger(FenceUpdates.class);
   private static final long RETRY_PAUSE_MILLIS = 20;
+  private static final long BULK_LOAD_POLL_MILLIS = 5;
   private static final long WARN_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
   private final HostedRegions hosted;
@@ -78,9 +81,36 @@ final class FenceUpdates {
       }
       try {
         fence.run();
-        return;
       } finally {
         lock.release();
+      }
+      awaitBulkLoads(region, key);
+      return;
+    }
+  }
+
+  /**
+   * Waits until no bulk load admitted before {@code key} was fenced can still commit cells into its region (bulk
+   * loads take no row lock; see {@link BulkLoadCommits}). Loads that begin later see the fence and are refused, so
+   * the wait is as long as the commits in flight.
+   */
+  private void awaitBulkLoads(Region region, Key key) {
+    VarHandle.fullFence(); // the fence is written: now look for loads in flight (they look the other way round)
+    String encoded = region.getRegionInfo().getEncodedName();
+    long waitingSince = System.nanoTime();
+    long nextWarning = waitingSince + WARN_EVERY_NANOS;
+    while (hosted.bulkLoads().anyIn(encoded) && hosted.regionOf(key) == region) {
+      if (System.nanoTime() >= nextWarning) {
+        nextWarning = System.nanoTime() + WARN_EVERY_NANOS;
+        LOG.warn("G-Store waits {} s for a bulk load into {} to end before {} counts as its group's",
+            java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - waitingSince),
+            region.getRegionInfo().getRegionNameAsString(), key);
+      }
+      try {
+        java.util.concurrent.TimeUnit.MILLISECONDS.sleep(BULK_LOAD_POLL_MILLIS);
+      } catch (InterruptedException halted) {
+        Thread.currentThread().interrupt(); // the writer halted: nothing more leaves this server
+        return;
       }
     }
   }

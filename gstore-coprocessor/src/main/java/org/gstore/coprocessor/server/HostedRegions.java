@@ -21,9 +21,15 @@ public final class HostedRegions {
   private final Map<Key, GroupRef> fenced = new ConcurrentHashMap<>();
   /** Where each region is in its life: writes are checked once its fence is loaded, before the engine serves it. */
   private final RegionPhases phases = new RegionPhases();
+  /** Bulk loads committing store files, which a join's fence waits for (they take no row lock). */
+  private final BulkLoadCommits bulkLoads = new BulkLoadCommits();
 
   RegionPhases phases() {
     return phases;
+  }
+
+  BulkLoadCommits bulkLoads() {
+    return bulkLoads;
   }
 
   boolean isWritable(RegionInfo info) {

@@ -1,6 +1,7 @@
 package org.gstore.coprocessor.server;
 
 import java.io.IOException;
+import java.lang.invoke.VarHandle;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.RegionTooBusyException;
 import org.apache.hadoop.hbase.client.Mutation;
@@ -67,7 +68,8 @@ public final class WriteFence {
 
   /**
    * Why a bulk load into {@code info} must not happen, or null if it may: a group owns a row of the region, or the
-   * region has not loaded its rows' group state yet (it cannot tell whether one does).
+   * region has not loaded its rows' group state yet (it cannot tell whether one does). Asked when the load arrives,
+   * to refuse it early; {@link #bulkLoadCommitRefusal} decides.
    */
   public IOException bulkLoadRefusal(RegionInfo info) {
     if (!hosted.isWritable(info)) {
@@ -78,5 +80,27 @@ public final class WriteFence {
     return owner == null ? null : new RowGroupedException("bulk load into " + info.getRegionNameAsString()
         + " refused: rows of this region belong to G-Store groups (" + owner.id() + " among them); delete them"
         + " first");
+  }
+
+  /**
+   * The deciding check of a bulk load into {@code info}, made as its store files commit: null admits the load,
+   * which then counts as in flight in the region (a join fencing one of its rows waits for it) until
+   * {@link #bulkLoadEnded}; otherwise why it must not happen, and nothing is counted.
+   */
+  public IOException bulkLoadCommitRefusal(RegionInfo info) {
+    BulkLoadCommits loads = hosted.bulkLoads();
+    loads.enter(info.getEncodedName());
+    // the join fences its row, then looks for loads in flight; the load does the reverse: one sees the other
+    VarHandle.fullFence();
+    IOException refusal = bulkLoadRefusal(info);
+    if (refusal != null) {
+      loads.exit();
+    }
+    return refusal;
+  }
+
+  /** Called when a bulk load on this thread ended, committed or not (HBase's {@code postBulkLoadHFile}). */
+  public void bulkLoadEnded() {
+    hosted.bulkLoads().exit();
   }
 }

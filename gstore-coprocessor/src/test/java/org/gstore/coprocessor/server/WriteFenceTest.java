@@ -79,6 +79,27 @@ class WriteFenceTest {
     assertThat(RowGroupedException.is(fence.bulkLoadRefusal(REGION))).isTrue();
   }
 
+  /**
+   * Issue 53, hole 1: a bulk load admitted as its store files commit counts as in flight (a join's fence waits for
+   * it) until it ends, once however many families it commits; a refused one never counts.
+   */
+  @Test
+  void aBulkLoadAdmittedAtItsCommitIsInFlightUntilItEndsAndARefusedOneNeverIs() {
+    RegionInfo free = RegionInfoBuilder.newBuilder(TableName.valueOf("free")).build();
+    hosted.phases().opened(free.getEncodedName());
+    hosted.phases().fenced(free.getEncodedName());
+    assertThat(fence.bulkLoadCommitRefusal(free)).isNull();
+    assertThat(fence.bulkLoadCommitRefusal(free)).as("its second family").isNull();
+    assertThat(hosted.bulkLoads().anyIn(free.getEncodedName())).isTrue();
+    fence.bulkLoadEnded();
+    assertThat(hosted.bulkLoads().anyIn(free.getEncodedName())).as("ended once, however many families").isFalse();
+
+    assertThat(RowGroupedException.is(fence.bulkLoadCommitRefusal(REGION))).isTrue();
+    assertThat(hosted.bulkLoads().anyIn(REGION.getEncodedName())).isFalse();
+    fence.bulkLoadEnded(); // HBase's postBulkLoadHFile after the refusal: nothing to end
+    assertThat(hosted.bulkLoads().anyIn(free.getEncodedName())).isFalse();
+  }
+
   private static Put signed(byte[] token) {
     Put put = new Put(ROW.row());
     put.setAttribute(OwnerToken.ATTRIBUTE, token);

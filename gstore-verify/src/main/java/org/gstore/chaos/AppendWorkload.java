@@ -55,8 +55,8 @@ import org.gstore.history.Op;
  * (some of them keys whose group was just deleted: those reads are checked in real time) and append to keys with
  * plain single-row {@code checkAndMutate}s, half of them aimed at keys that groups hold, which G-Store must refuse.
  * A key is retired after {@value #APPENDS_PER_KEY} appends (the next generation of its slot takes over), so lists
- * and the history's reads stay short however long the run. Some clients give a commit only
- * {@value #HASTY_DEADLINE_MS} ms, so that faults leave outcomes unknown.
+ * and the history's reads stay short however long the run. Each team's last client gives a commit only
+ * {@value #HASTY_DEADLINE_MS} ms and thinks before committing, so that faults leave outcomes unknown.
  *
  * <p>Every operation is recorded as it is invoked and as it completes ({@link HistoryWriter}), with the group it
  * ran in, and the history is checked at the end ({@link ListAppendChecker}). A client that gets no answer (the
@@ -67,10 +67,10 @@ public final class AppendWorkload implements FaultTargets {
   private static final Duration LEASE = Duration.ofSeconds(20);
   /** How many appends a key takes before it is retired. */
   static final int APPENDS_PER_KEY = 24;
-  /** The commit deadline of the hasty clients (one client in four). */
+  /** The commit deadline of the hasty clients (the last client of each team). */
   static final long HASTY_DEADLINE_MS = 1_500;
   /** The longest a hasty client thinks between its reads and its commit (ms). */
-  static final int HASTY_THINK_MS = 300;
+  static final int HASTY_THINK_MS = 1_500;
   /** How long a team's first client waits for the others to commit in its group before deleting it. */
   private static final long PEERS_WAIT_MS = 500;
 
@@ -164,7 +164,7 @@ public final class AppendWorkload implements FaultTargets {
       int peers = size - 1;
       for (int member = 0; member < size; member++, c++) {
         Random random = new Random(seed * 131 + c);
-        GStoreClient own = c % 4 == 3 ? hastyClient : client;
+        GStoreClient own = member == size - 1 ? hastyClient : client; // each team's last client is hasty
         boolean first = member == 0;
         Runnable body = first ? () -> runFirst(team, peers, random) : () -> runPeer(team, own, random);
         Thread t = new Thread(body, "chaos-append-" + c);

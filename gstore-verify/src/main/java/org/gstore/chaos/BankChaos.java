@@ -115,7 +115,7 @@ public final class BankChaos {
       Thread faulting = started("chaos-faults", schedule);
       out.printf("chaos: %d groups of %d accounts in %s, %d transfer workers and an auditor%s for %d s, a fault"
           + " every %d s among %s%n", settings.groups(), settings.accounts(), bank.table(),
-          transfers ? settings.workers() : 0, append == null ? "" : "; " + settings.workers() + " list-append clients"
+          transfers ? settings.workers() : 0, append == null ? "" : "; " + appendClients() + " list-append clients"
               + " forming groups over " + APPEND_KEYS + " keys of " + append.table(),
           settings.length().toSeconds(), settings.every().toSeconds(), settings.faults());
       faulting.join(settings.length().toMillis());
@@ -159,11 +159,19 @@ public final class BankChaos {
     }
   }
 
+  /**
+   * Twice the transfer workers: teams of two to four share each group, and a run needs several teams for groups to
+   * form and dissolve often (about two a second per team) and for faults to find some mid-change.
+   */
+  private int appendClients() {
+    return 2 * settings.workers();
+  }
+
   /** Starts the list-append clients; their history goes beside the cluster's files. */
   private AppendWorkload startAppends() throws IOException {
     java.nio.file.Files.createDirectories(runDir);
     AppendWorkload append = new AppendWorkload(connection, TableName.valueOf(bank.table().getNameAsString()
-        .replace("chaos_bank_", "chaos_append_")), APPEND_KEYS, settings.workers(), settings.seed(),
+        .replace("chaos_bank_", "chaos_append_")), APPEND_KEYS, appendClients(), settings.seed(),
         runDir.resolve("history.jsonl"));
     append.timeline(timeline);
     append.start();

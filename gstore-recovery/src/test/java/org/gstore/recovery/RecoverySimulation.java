@@ -76,7 +76,13 @@ final class RecoverySimulation {
      * quarantined one writes lands first, and the older write, landing after the marker was purged, brings the
      * deleted value back.
      */
-    QUARANTINE_OUT_OF_ORDER
+    QUARANTINE_OUT_OF_ORDER,
+    /**
+     * A leader region closes undrained while its server lives, when G-Store there has halted (it can drain no more),
+     * as before issue 53's fix: the next host loads the group from HBase while the halted instance, which no replay
+     * touches (its server lives), still holds acknowledged commits of it. The member-crash loss of issue 53.
+     */
+    CLOSE_UNDRAINED
   }
 
   record Result(long seed, Defect defect, List<String> violations, int acknowledged, List<String> trace) {
@@ -147,6 +153,8 @@ final class RecoverySimulation {
     final List<Shipment> outbox = new ArrayList<>();
     final List<Commit> committing = new ArrayList<>();
     final long[] nextSeq = new long[2];
+    /** G-Store halted here (a lost writer batch; stopped as if crashed): nothing leaves it, nothing drains. */
+    boolean halted;
 
     Instance(Server server) {
       this.server = server;
@@ -178,6 +186,12 @@ final class RecoverySimulation {
   private final Random outcomeRnd;
   /** The draws about refusals and group deletes, apart from {@link #rnd} for the same reason. */
   private final Random quarantineRnd;
+  /** The draws about G-Store halting on live servers, apart from {@link #rnd} for the same reason. */
+  private final Random haltRnd;
+  /** Whether G-Store halts on live servers in this schedule (the seeds kept as found predate halts). */
+  private final boolean halts;
+  /** The instance each group's cache was last loaded at, by group: a leader elsewhere loads it again. */
+  private final Map<Integer, Instance> cacheAt = new HashMap<>();
   /** Member rows whose writes HBase refuses for now (a dropped family, a space quota): commits to them quarantine. */
   private final Set<Integer> refusing = new java.util.TreeSet<>();
   /** Each group's incarnation: a delete releases its rows and the group forms again, with a new token. */
@@ -204,9 +218,17 @@ final class RecoverySimulation {
   private long instances;
   private int nextCommit;
 
+  /** A schedule as the seeds kept as regression cases were found: G-Store never halts on a live server. */
   RecoverySimulation(long seed, Defect defect) {
+    this(seed, defect, defect == Defect.CLOSE_UNDRAINED);
+  }
+
+  /** @param halts whether G-Store halts on live servers now and then (its server aborts a little later) */
+  RecoverySimulation(long seed, Defect defect, boolean halts) {
     this.seed = seed;
     this.defect = defect;
+    this.halts = halts;
+    this.haltRnd = new Random(seed * 31 + 53);
     this.rnd = new Random(seed);
     this.outcomeRnd = new Random(~seed);
     this.quarantineRnd = new Random(seed * 0x9E3779B97F4A7C15L + 35);
@@ -241,6 +263,9 @@ final class RecoverySimulation {
   private void step() {
     if (servers.stream().anyMatch(s -> s.live && s.declaredDead && now - s.declaredAt > REASSIGN_WITHIN)) {
       reassign(); // the master's crash procedure has moved the dead server's regions
+    }
+    if (halts) {
+      haltOrAbort();
     }
     int outcomeDice = outcomeRnd.nextInt(100);
     if (outcomeDice < 4) {
@@ -300,7 +325,7 @@ final class RecoverySimulation {
 
   private Instance randomInstance() {
     List<Instance> running = servers.stream().filter(s -> s.live && !s.paused && s.gstore != null)
-        .map(s -> s.gstore).toList();
+        .map(s -> s.gstore).filter(i -> !i.halted).toList();
     return running.isEmpty() ? null : running.get(rnd.nextInt(running.size()));
   }
 
@@ -425,6 +450,30 @@ final class RecoverySimulation {
     }
   }
 
+  /**
+   * G-Store halts on a live server now and then (its writer lost a batch, or it stopped as if crashed as the server
+   * stops): it answers, ships and drains nothing any more, and its server aborts a little later. Until then HBase
+   * may still try to close its regions.
+   */
+  private void haltOrAbort() {
+    int dice = haltRnd.nextInt(100);
+    for (Server s : servers) {
+      if (s.live && s.gstore != null && s.gstore.halted) {
+        if (dice < 15) {
+          die(s);
+          log("ABORT " + s.name + ": G-Store on it halted");
+        }
+        return;
+      }
+    }
+    List<Server> running = servers.stream().filter(s -> s.live && !s.paused && s.gstore != null).toList();
+    if (dice == 99 && !running.isEmpty()) {
+      Server s = running.get(haltRnd.nextInt(running.size()));
+      s.gstore.halted = true;
+      log("G-Store halts on " + s.name + " (" + s.gstore.ledger.pendingCount() + " commits held)");
+    }
+  }
+
   /** A graceful stop: every region moves away (flushing), G-Store stops cleanly, the process ends. */
   private void restartGracefully(Server s) {
     if (s == null) {
@@ -522,7 +571,13 @@ final class RecoverySimulation {
       return false;
     }
     Server old = servers.get(from);
-    if (row == leaderRow(groupOf(row)) && old.gstore != null && !drain(old.gstore, groupOf(row))) {
+    boolean leads = row == leaderRow(groupOf(row)) && old.gstore != null;
+    if (leads && old.gstore.halted && defect != Defect.CLOSE_UNDRAINED) {
+      die(old); // a leader region never closes undrained while its server lives: the close fails, the server aborts
+      log("row " + row + " cannot close undrained on " + old.name + ", whose G-Store halted: the server aborts");
+      return false;
+    }
+    if (leads && !old.gstore.halted && !drain(old.gstore, groupOf(row))) {
       return false;
     }
     List<Integer> up = upServers();
@@ -649,8 +704,11 @@ final class RecoverySimulation {
       return;
     }
     Instance leader = servers.get(host).gstore;
-    if (leader == null || !servable(group, leader.log)) {
+    if (leader == null || leader.halted || !servable(group, leader.log)) {
       return; // its region waits for the logs holding the group to be replayed
+    }
+    if (cacheAt.get(group) != leader) {
+      loadCache(group, leader);
     }
     if (leader.ledger.quarantineCause(ref(group)).isPresent()) {
       log("a commit of group " + group + " is refused: RegionTooBusyException, a commit of it is quarantined");
@@ -674,6 +732,53 @@ final class RecoverySimulation {
   }
 
   private final Map<Long, WalPosition> positions = new HashMap<>();
+
+  /**
+   * A leader that did not serve the group before loads its cache from HBase: every acknowledged commit of the group
+   * must be readable there by then, or be its own and still held by it (what no replay or drain put there, the
+   * group's transactions would never see).
+   * Where a row's region is in transition or its server paused, the load waits, and is checked at a later commit.
+   */
+  private void loadCache(int group, Instance leader) {
+    for (int row = leaderRow(group); row <= leaderRow(group) + MEMBERS; row++) {
+      if (rowHost[row] == null || !servers.get(rowHost[row]).live || servers.get(rowHost[row]).paused) {
+        return;
+      }
+    }
+    for (Commit c : acknowledged) {
+      if (c.group() == group && !readable(c) && !holds(leader, c)) {
+        violations.add("group " + group + "'s cache loaded at " + leader.log + " misses acknowledged commit c"
+            + c.id() + " " + c.writes() + " (ts " + c.ts() + ", log " + c.log() + ") (t=" + now + ")");
+        return;
+      }
+    }
+    cacheAt.put(group, leader);
+    log("group " + group + "'s cache loads at " + leader.log);
+  }
+
+  /** Whether {@code leader} made {@code c} and still holds it (its cache has it: a cache only it can have made). */
+  private boolean holds(Instance leader, Commit c) {
+    Shipment s = new Shipment(ref(c.group()), c.ts(), "t" + c.ts(), List.of(), positions.get(c.ts()));
+    return c.log().equals(leader.log) && (leader.committing.contains(c) || leader.ledger.holds(s));
+  }
+
+  /** Whether a read of HBase now shows each row {@code c} wrote at {@code c} or later. */
+  private boolean readable(Commit c) {
+    for (int row : c.writes().keySet()) {
+      if (c.ts() <= compactedThrough.getOrDefault(row, 0L)) {
+        continue;
+      }
+      TreeMap<Long, Version> persisted = persistedRows.get(row);
+      long newest = persisted == null || persisted.isEmpty() ? Long.MIN_VALUE : persisted.lastKey();
+      for (Version v : servers.get(rowHost[row]).memstore.getOrDefault(row, List.of())) {
+        newest = Math.max(newest, v.ts());
+      }
+      if (newest < c.ts()) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   private WalPosition append(Instance leader, int group, WalRecordProto record) {
     int stream = group % 2;
@@ -915,10 +1020,11 @@ final class RecoverySimulation {
       return;
     }
     Instance leader = servers.get(host).gstore;
-    if (leader == null || !servable(group, leader.log) || !drain(leader, group)) {
+    if (leader == null || leader.halted || !servable(group, leader.log) || !drain(leader, group)) {
       return;
     }
     incarnation[group]++;
+    cacheAt.remove(group); // formed again: its next leader loads it
     log("group " + group + " deleted at " + leader.log + "; formed again as incarnation " + incarnation[group]);
   }
 
@@ -1078,6 +1184,10 @@ final class RecoverySimulation {
   /** Every process back, every log replayed, everything shipped and claimed; then rows must read as committed. */
   private void heal() {
     refusing.clear(); // the operator puts the family back
+    servers.stream().filter(s -> s.live && s.gstore != null && s.gstore.halted).toList().forEach(s -> {
+      die(s);
+      log("ABORT " + s.name + ": G-Store on it halted");
+    });
     servers.forEach(s -> {
       if (s.paused) {
         s.paused = false;

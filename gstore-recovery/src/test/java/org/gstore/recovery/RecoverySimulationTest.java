@@ -30,7 +30,7 @@ class RecoverySimulationTest {
     long commits = 0;
     RecoverySimulation.Result firstFailure = null;
     for (int i = 0; i < schedules.runs(); i++) {
-      RecoverySimulation.Result r = new RecoverySimulation(base + i, RecoverySimulation.Defect.NONE).run();
+      RecoverySimulation.Result r = new RecoverySimulation(base + i, RecoverySimulation.Defect.NONE, true).run();
       violations += r.violations().size();
       commits += r.acknowledged();
       if (!r.ok() && firstFailure == null) {
@@ -93,6 +93,27 @@ class RecoverySimulationTest {
       }
     }
     assertThat(caught).as("the simulation must catch the planted defect " + defect).isNotNull();
+  }
+
+  /**
+   * Issue 53's loss as the simulation sees it: with leader regions closing undrained where G-Store halted, a next
+   * host loads a group's cache that misses an acknowledged commit; a halted server that aborts instead never lets
+   * that happen (the sweep above runs with halts).
+   */
+  @Test
+  @Timeout(value = 10, unit = TimeUnit.MINUTES)
+  void aLeaderRegionClosedUndrainedIsCaughtAtTheNextHostsCacheLoad() {
+    RecoverySimulation.Result stale = null;
+    for (int i = 0; i < DEFECT_RUNS && stale == null; i++) {
+      RecoverySimulation.Result r = new RecoverySimulation(7_000_000L + i, RecoverySimulation.Defect.CLOSE_UNDRAINED)
+          .run();
+      if (r.violations().stream().anyMatch(v -> v.contains("cache loaded"))) {
+        stale = r;
+        System.out.printf("an undrained close caught at a cache load after %d schedule(s), seed=%d: %s%n", i + 1,
+            r.seed(), r.violations().get(0));
+      }
+    }
+    assertThat(stale).as("a cache load that misses a commit of a halted leader").isNotNull();
   }
 
   private static String report(RecoverySimulation.Result r) {

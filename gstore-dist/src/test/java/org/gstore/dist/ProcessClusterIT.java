@@ -145,7 +145,7 @@ class ProcessClusterIT {
   @Test
   @Order(3)
   @Timeout(value = 1, unit = TimeUnit.MINUTES)
-  void everyMetricTheDocsNameIsInTheRegionServersJmx() throws Exception {
+  void everyMetricTheDocsNameIsInTheRegionServersJmxAndPrometheus() throws Exception {
     List<String> documented = documentedMetrics();
     assertThat(documented).hasSizeGreaterThan(30);
     // HBase keeps a coprocessor's registry only while the server hosts a region loading it, and exports a new
@@ -162,6 +162,15 @@ class ProcessClusterIT {
     for (String name : documented) {
       assertThat(jmx).as(role + " JMX attribute " + name)
           .containsPattern("\"" + Pattern.quote(name) + "(_[a-z0-9_.]+)?\"");
+    }
+    // the same registry, as Prometheus scrapes it: the names conf/gstore-alerts.yml and docs/operations.md use
+    String prometheus = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + infoPort + "/prometheus"))
+        .build(), HttpResponse.BodyHandlers.ofString()).body();
+    for (String name : documented) {
+      String scraped = AlertRulesTest.PROMETHEUS_PREFIX + AlertRulesTest.snake(
+          Character.toLowerCase(name.charAt(0)) + name.substring(1));
+      assertThat(prometheus).as(role + " /prometheus metric for " + name)
+          .containsPattern("(?m)^" + Pattern.quote(scraped) + "(_[a-z0-9_]+)?\\{[^}]*\\} ");
     }
   }
 

@@ -37,6 +37,7 @@ import org.gstore.coprocessor.endpoint.Endpoints;
 import org.gstore.coprocessor.server.GStoreServer;
 import org.gstore.coprocessor.server.GStoreServers;
 import org.gstore.coprocessor.server.StateTables;
+import org.gstore.coprocessor.server.WriteFence;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -214,13 +215,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   @Override
   public void preBulkLoadHFile(ObserverContext<RegionCoprocessorEnvironment> c,
       List<Pair<byte[], String>> familyPaths) throws IOException {
-    if (server == null) {
-      return;
-    }
-    IOException refusal = server.writeFence().bulkLoadRefusal(env.getRegionInfo());
-    if (refusal != null) {
-      throw refusal;
-    }
+    throwIfRefused(fence -> fence.bulkLoadRefusal(env.getRegionInfo()));
   }
 
   /**
@@ -230,13 +225,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   @Override
   public void preCommitStoreFile(ObserverContext<RegionCoprocessorEnvironment> c, byte[] family,
       List<Pair<Path, Path>> pairs) throws IOException {
-    if (server == null) {
-      return;
-    }
-    IOException refusal = server.writeFence().bulkLoadCommitRefusal(env.getRegionInfo());
-    if (refusal != null) {
-      throw refusal;
-    }
+    throwIfRefused(fence -> fence.bulkLoadCommitRefusal(env.getRegionInfo()));
   }
 
   @Override
@@ -248,10 +237,12 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   }
 
   private void checkWrite(Mutation m) throws IOException {
-    if (server == null) {
-      return;
-    }
-    IOException refusal = server.writeFence().refusal(env.getRegionInfo(), m);
+    throwIfRefused(fence -> fence.refusal(env.getRegionInfo(), m));
+  }
+
+  /** Throws the fence's refusal, if it has one; nothing is refused where G-Store does not run. */
+  private void throwIfRefused(java.util.function.Function<WriteFence, IOException> check) throws IOException {
+    IOException refusal = server == null ? null : check.apply(server.writeFence());
     if (refusal != null) {
       throw refusal;
     }

@@ -5,8 +5,6 @@ import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +20,6 @@ import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -33,16 +30,11 @@ import org.gstore.client.GroupId;
 import org.gstore.client.GroupNotFoundException;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
-import org.gstore.client.NotGroupMemberException;
-import org.gstore.client.Transaction;
-import org.gstore.client.TransactionConflictException;
-import org.gstore.common.CommitRefusedException;
 import org.gstore.history.CheckReport;
 import org.gstore.history.HistoryFormatException;
 import org.gstore.history.HistoryReader;
 import org.gstore.history.HistoryWriter;
 import org.gstore.history.ListAppendChecker;
-import org.gstore.history.Mop;
 import org.gstore.history.Op;
 
 /**
@@ -69,8 +61,6 @@ public final class AppendWorkload implements FaultTargets {
   static final int APPENDS_PER_KEY = 24;
   /** The commit deadline of the hasty clients (the last client of each team). */
   static final long HASTY_DEADLINE_MS = 1_500;
-  /** The longest a hasty client thinks between its reads and its commit (ms). */
-  static final int HASTY_THINK_MS = 1_500;
   /** How long a team's first client waits for the others to commit in its group before deleting it. */
   private static final long PEERS_WAIT_MS = 500;
 
@@ -87,15 +77,13 @@ public final class AppendWorkload implements FaultTargets {
   private final AtomicLongArray appends;
   /** Live groups (forming, serving, dissolving) by name, with their leader rows: what targeted faults aim at. */
   private final Map<String, byte[]> live = new ConcurrentHashMap<>();
-  private final AtomicLong txnsOk = new AtomicLong();
-  private final AtomicLong sharedTxnsOk = new AtomicLong();
-  private final AtomicLong conflicts = new AtomicLong();
   private final AtomicLong createsOk = new AtomicLong();
   private final List<Thread> threads = new ArrayList<>();
   private GStoreClient client;
   private GStoreClient hastyClient;
   private HistoryWriter history;
   private PlainOperations plain;
+  private GroupTransactions transactions;
   private volatile boolean stopping;
   /** A planted client bug, for tests: an append writes its value alone, over the list it did not read. */
   private boolean blindAppends;
@@ -147,6 +135,8 @@ public final class AppendWorkload implements FaultTargets {
         .setColumnFamily(ColumnFamilyDescriptorBuilder.of(ListRow.CF)).build(), splits);
     history = new HistoryWriter(historyFile);
     plain = new PlainOperations(history, nextValue, key -> appends.incrementAndGet(slotOf(key)));
+    transactions = new GroupTransactions(table, history, nextValue, key -> appends.incrementAndGet(slotOf(key)),
+        blindAppends, timeline);
     client = GStoreClient.create(connection);
     Configuration hasty = new Configuration(connection.getConfiguration());
     hasty.setLong(GStoreClient.COMMIT_DEADLINE, HASTY_DEADLINE_MS);
@@ -203,17 +193,17 @@ public final class AppendWorkload implements FaultTargets {
   }
 
   public long transactionsOk() {
-    return txnsOk.get();
+    return transactions.ok();
   }
 
   /** Transactions acknowledged to a client other than the one that created the group. */
   public long sharedTransactionsOk() {
-    return sharedTxnsOk.get();
+    return transactions.sharedOk();
   }
 
   /** Transactions the leader refused because a row they read had changed. */
   public long conflicts() {
-    return conflicts.get();
+    return transactions.conflicts();
   }
 
   public long createsOk() {
@@ -306,7 +296,7 @@ public final class AppendWorkload implements FaultTargets {
       long now = process;
       for (int t = 0, n = 1 + random.nextInt(4); t < n && team.current == shared && !stopping; t++) {
         shared.peerAttempts().incrementAndGet();
-        if (!transaction(group, shared.members(), now, random, own == hastyClient)) {
+        if (!transactions.run(group, shared.members(), now, random, own == hastyClient)) {
           now = nextProcess.getAndIncrement();
         }
       }
@@ -360,7 +350,7 @@ public final class AppendWorkload implements FaultTargets {
     team.current = shared;
     try {
       for (int t = 0, n = 2 + random.nextInt(5); t < n && !stopping; t++) {
-        if (!transaction(group, members, process, random, null)) {
+        if (!transactions.run(group, members, process, random, null)) {
           process = nextProcess.getAndIncrement();
         }
       }
@@ -385,87 +375,6 @@ public final class AppendWorkload implements FaultTargets {
       plainWork(process, random, members); // the rows just released: the delete promised they show every commit
     }
     return process;
-  }
-
-  /**
-   * One transaction, one attempt: it reads some members and appends to others (reading each first); false when its
-   * outcome is unknown. {@code hasty}: null for the group's creator; for the team's other clients, whether this
-   * one has the short commit deadline, and thinks up to {@value #HASTY_THINK_MS} ms between its reads and its
-   * commit (a fault then finds commits in flight, whose outcomes it leaves unknown, rather than reads).
-   */
-  private boolean transaction(KeyGroup group, List<String> members, long process, Random random, Boolean hasty)
-      throws IOException {
-    boolean shared = hasty != null;
-    List<Mop> invoked = new ArrayList<>();
-    for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
-      String k = members.get(random.nextInt(members.size()));
-      invoked.add(Mop.read(k, null));
-      if (random.nextBoolean()) {
-        appends.incrementAndGet(slotOf(k));
-        invoked.add(Mop.append(k, nextValue.getAndIncrement()));
-      }
-    }
-    String name = group.id().name();
-    history.record(process, Op.Type.INVOKE, "txn", invoked, name);
-    long began = System.nanoTime();
-    List<Mop> done;
-    try (Transaction txn = group.begin()) {
-      try {
-        done = run(txn, invoked);
-      } catch (IOException | RuntimeException e) {
-        history.record(process, Op.Type.FAIL, "txn", invoked, name); // nothing was sent to commit
-        return true;
-      }
-      if (Boolean.TRUE.equals(hasty)) {
-        sleep(random.nextInt(HASTY_THINK_MS));
-      }
-      try {
-        txn.commit();
-      } catch (TransactionConflictException e) {
-        conflicts.incrementAndGet();
-        history.record(process, Op.Type.FAIL, "txn", invoked, name); // the leader's answer: it did not happen
-        return true;
-      } catch (GroupNotFoundException | NotGroupMemberException | CommitRefusedException e) {
-        history.record(process, Op.Type.FAIL, "txn", invoked, name);
-        return true;
-      } catch (IOException | RuntimeException e) {
-        history.record(process, Op.Type.INFO, "txn", invoked, name);
-        return false;
-      }
-    }
-    history.record(process, Op.Type.OK, "txn", done, name);
-    txnsOk.incrementAndGet();
-    if (shared) {
-      sharedTxnsOk.incrementAndGet();
-    }
-    if (timeline != null) {
-      timeline.committed("append", System.nanoTime() - began);
-    }
-    return true;
-  }
-
-  /** The micro-operations, in order, inside the transaction; the reads with what they saw. */
-  private List<Mop> run(Transaction txn, List<Mop> mops) throws IOException {
-    List<Mop> done = new ArrayList<>();
-    Map<String, long[]> lists = new HashMap<>();
-    for (Mop m : mops) {
-      byte[] row = Bytes.toBytes(m.key());
-      long[] list = lists.get(m.key());
-      if (list == null) {
-        list = ListRow.decode(txn.get(table, new Get(row)));
-      }
-      if (m.isRead()) {
-        done.add(Mop.read(m.key(), list));
-      } else {
-        long[] appended = Arrays.copyOf(blindAppends ? new long[0] : list, (blindAppends ? 0 : list.length) + 1);
-        appended[appended.length - 1] = m.appended();
-        txn.put(table, ListRow.put(row, appended));
-        list = appended;
-        done.add(m);
-      }
-      lists.put(m.key(), list);
-    }
-    return done;
   }
 
   /**

@@ -19,6 +19,8 @@ import org.gstore.bench.Benchmark;
 import org.gstore.bench.Reports;
 import org.gstore.bench.ScaleRun;
 import org.gstore.bench.omid.OmidSettings;
+import org.gstore.cli.top.StderrCapture;
+import org.gstore.cli.top.TopCommand;
 import org.gstore.client.GStoreAdmin;
 import org.gstore.client.GStoreClient;
 import org.gstore.common.GStoreVersion;
@@ -46,6 +48,9 @@ public final class GStore {
                           [--large-groups 3] [--large-k 1000] [--tombstone-wait 2m]
                           (many groups active at once, state-table cleanup, very large groups)
              gstore status --conf hbase-site.xml    (region servers, thresholds, WALs, recoveries, alerts)
+             gstore top [--dir target/cluster | --conf hbase-site.xml] [--once]
+                          (a live view: servers' commits/s, latencies, WAL syncs, shipper backlog, T_F/T_P,
+                           alerts, and the busiest groups; keys q s r / c; --once prints one frame)
              gstore groups list|show ID|delete ID --conf hbase-site.xml
                           (groups: state, members, age, lease and who renews it, unshipped commits; delete one
                            an application left behind, as KeyGroup.delete() would)
@@ -98,6 +103,9 @@ public final class GStore {
       }
       if (argv[0].equals("groups")) {
         return groups(argv) ? 0 : 1;
+      }
+      if (argv[0].equals("top")) {
+        return top(options(argv)) ? 0 : 1;
       }
       if (argv[0].equals("cluster")) {
         return ClusterCommand.run(java.util.Arrays.copyOfRange(argv, 1, argv.length), System.out);
@@ -173,6 +181,33 @@ public final class GStore {
         return false;
       }
     };
+  }
+
+  /**
+   * {@code gstore top [--dir D | --conf F] [--once]}: against a running cluster only; the live view holds standard
+   * error from before the first log line until it ends, so warnings do not scribble over the screen.
+   */
+  private static boolean top(Map<String, String> o) throws Exception {
+    allow(o, "--conf", "--dir", "--once");
+    if (o.containsKey("--conf") && o.containsKey("--dir")) {
+      throw fail("gstore top takes --conf or --dir, not both");
+    }
+    String conf = o.containsKey("--conf") ? o.get("--conf")
+        : Path.of(o.getOrDefault("--dir", "target/cluster"), "hbase-site.xml").toString();
+    if (!new File(conf).isFile()) {
+      throw fail("no such file: " + conf + " (gstore top needs a running cluster: --conf its hbase-site.xml, or"
+          + " --dir the process cluster's directory)");
+    }
+    if (o.containsKey("--once")) {
+      return withCluster(conf, TopCommand.CLIENT_SETTINGS,
+          (connection, embedded) -> TopCommand.once(connection, System.out, 220));
+    }
+    try (StderrCapture held = TopCommand.holdStderr()) {
+      return withCluster(conf, TopCommand.CLIENT_SETTINGS, (connection, embedded) -> TopCommand.live(connection, held));
+    } catch (java.io.IOException e) {
+      System.err.println("gstore: " + e.getMessage());
+      return false;
+    }
   }
 
   /** {@code gstore groups list|show ID|delete ID --conf F}: against a running cluster only. */
@@ -306,6 +341,7 @@ public final class GStore {
       }
       Configuration c = HBaseConfiguration.create();
       c.addResource(new org.apache.hadoop.fs.Path(new File(conf).getAbsolutePath()));
+      settings.forEach(c::set); // the client's own, over the cluster's file
       if ("kerberos".equalsIgnoreCase(c.get("hadoop.security.authentication"))) {
         // as Hadoop's core-site.xml would on the class path: HBase's client logs in only when Hadoop's security is on
         org.apache.hadoop.security.UserGroupInformation.setConfiguration(c);
@@ -329,7 +365,7 @@ public final class GStore {
       if (!flag.startsWith("--")) {
         throw fail("unexpected argument '" + flag + "'");
       }
-      if (flag.equals("--quick") || flag.equals("--secure")) {
+      if (flag.equals("--quick") || flag.equals("--secure") || flag.equals("--once")) {
         options.put(flag, "true");
       } else if (i + 1 < argv.length) {
         options.put(flag, argv[++i]);

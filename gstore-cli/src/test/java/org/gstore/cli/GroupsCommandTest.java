@@ -22,7 +22,7 @@ class GroupsCommandTest {
 
   private static GroupInfo game(String name, Duration lease, Instant expires, String holder, long unshipped) {
     return new GroupInfo(GroupId.of(name, ALICE), "ACTIVE", Set.of(ALICE, BOB), Set.of(), "rs1,16020,1",
-        NOW.minusSeconds(90), lease, expires, holder, unshipped, unshipped);
+        NOW.minusSeconds(90), lease, expires, holder, unshipped, unshipped, 40, 3);
   }
 
   @Test

@@ -175,7 +175,8 @@ public final class GStoreAdmin implements Closeable {
           Duration.ofMillis(record.leaseMillis()),
           lease == null ? null : Instant.ofEpochMilli(lease.getExpiresAt()),
           lease == null || !lease.hasHolder() ? null : lease.getHolder(),
-          known ? stat.getUnshipped() : -1, known ? stat.getUnpersisted() : -1));
+          known ? stat.getUnshipped() : -1, known ? stat.getUnpersisted() : -1, known ? stat.getCommits() : -1,
+          known ? stat.getAborts() : -1));
     }
     return infos;
   }

@@ -16,7 +16,10 @@ import java.util.Set;
  * @param holder the client that renewed its lease last ({@code pid@host#n}), or null
  * @param unshippedCommits its commits the leader has not shipped to HBase yet, or -1 if unknown
  * @param unpersistedCommits its commits not yet known persisted in HBase (unshipped ones included), or -1
+ * @param commits its commits at its current leader since that server loaded it (a move or restart starts it
+ *     over), or -1 if unknown
+ * @param aborts its transactions the current leader aborted by validation (conflicts) since then, or -1
  */
 public record GroupInfo(GroupId id, String state, Set<RowKey> members, Set<RowKey> refused, String leaderServer,
     Instant since, Duration lease, Instant leaseExpiresAt, String holder, long unshippedCommits,
-    long unpersistedCommits) {}
+    long unpersistedCommits, long commits, long aborts) {}

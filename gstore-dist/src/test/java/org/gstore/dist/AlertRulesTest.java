@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.gstore.cli.top.PrometheusScrape;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.gstore.recovery.ThresholdAlerts;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AlertRulesTest {
   /** How HBase's {@code /prometheus} names a metric of G-Store's coprocessor registry, before the metric's own. */
-  static final String PROMETHEUS_PREFIX = "coprocessor_region_cp_org_gstore_coprocessor_g_store_region_coprocessor_";
   private static final Path RULES = Path.of("src", "main", "dist", "conf", "gstore-alerts.yml");
   private static final Path RULE_TESTS = Path.of("src", "test", "resources", "gstore-alerts-test.yml");
 
@@ -30,7 +30,7 @@ class AlertRulesTest {
   void everyConditionGStoreStatusReportsHasARuleOnItsGauge() throws IOException {
     String rules = Files.readString(RULES);
     for (ThresholdAlerts.Cause cause : ThresholdAlerts.Cause.values()) {
-      String gauge = PROMETHEUS_PREFIX + snake(GStoreMetrics.alertGauge(cause));
+      String gauge = PrometheusScrape.prometheusName(GStoreMetrics.alertGauge(cause));
       assertThat(rules).as("the rule for " + cause).contains("expr: " + gauge + " == 1");
     }
     assertThat(rules.lines().filter(l -> l.trim().startsWith("- alert: ")).count()).as("one rule per condition")
@@ -47,10 +47,6 @@ class AlertRulesTest {
   }
 
   /** {@code alertShippingBlocked} as HBase's Prometheus servlet writes it: {@code alert_shipping_blocked}. */
-  static String snake(String camel) {
-    return camel.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
-  }
-
   private static String promtool(Path dir, String... args) throws Exception {
     List<String> command = new java.util.ArrayList<>(List.of("promtool"));
     command.addAll(List.of(args));

@@ -32,6 +32,7 @@ import org.gstore.chaos.BankChaos;
 import org.gstore.chaos.Fault;
 import org.gstore.chaos.Workload;
 import org.gstore.cli.GStore;
+import org.gstore.cli.top.PrometheusScrape;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
@@ -167,8 +168,7 @@ class ProcessClusterIT {
     String prometheus = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + infoPort + "/prometheus"))
         .build(), HttpResponse.BodyHandlers.ofString()).body();
     for (String name : documented) {
-      String scraped = AlertRulesTest.PROMETHEUS_PREFIX + AlertRulesTest.snake(
-          Character.toLowerCase(name.charAt(0)) + name.substring(1));
+      String scraped = PrometheusScrape.prometheusName(name);
       assertThat(prometheus).as(role + " /prometheus metric for " + name)
           .containsPattern("(?m)^" + Pattern.quote(scraped) + "(_[a-z0-9_]+)?\\{[^}]*\\} ");
     }

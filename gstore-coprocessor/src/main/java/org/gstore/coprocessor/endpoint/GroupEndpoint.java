@@ -228,7 +228,8 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
         GroupService.GroupStat stat = server.groupStat(id);
         GroupStatProto.Builder p = GroupStatProto.newBuilder().setGroup(g).setLedHere(stat != null);
         if (stat != null) {
-          p.setPhase(stat.phase().name()).setUnshipped(stat.unshipped()).setUnpersisted(stat.unpersisted());
+          p.setPhase(stat.phase().name()).setUnshipped(stat.unshipped()).setUnpersisted(stat.unpersisted())
+              .setCommits(stat.commits()).setAborts(stat.aborts());
           if (stat.lease() != null) {
             p.setLease(LeaseRecordProto.parseFrom(StateTables.encodeLease(stat.lease())));
           }

@@ -32,6 +32,7 @@ import org.gstore.common.wire.OwnerToken;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.gstore.coprocessor.transport.HBaseKeyLocator;
+import org.gstore.coprocessor.txn.GroupCache;
 import org.gstore.coprocessor.transport.PeerRegistry;
 import org.gstore.coprocessor.transport.UdpTransport;
 import org.gstore.coprocessor.wal.SharedWal;
@@ -272,8 +273,9 @@ public final class GStoreServer implements GroupService, Closeable {
       return null;
     }
     GroupRef group = record.get().group();
+    GroupCache.Activity activity = transactions.manager().activity(id);
     return new GroupStat(record.get().phase(), shipper.ledger().queuedCount(group),
-        shipper.ledger().pendingCount(group), leases.lease(id));
+        shipper.ledger().pendingCount(group), leases.lease(id), activity.commits(), activity.conflicts());
   }
 
   @Override

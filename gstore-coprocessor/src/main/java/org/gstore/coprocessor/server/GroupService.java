@@ -34,8 +34,12 @@ public interface GroupService {
   /** What this server knows of a group it leads, for operators; null if it does not lead it. */
   GroupStat groupStat(GroupId id) throws IOException;
 
-  /** What a leader knows of one of its groups: its phase, commits not yet shipped, not yet persisted, its lease. */
-  record GroupStat(GroupPhase phase, int unshipped, int unpersisted, GroupLeases.Lease lease) {}
+  /**
+   * What a leader knows of one of its groups: its phase, commits not yet shipped, not yet persisted, its lease, and
+   * the commits and aborts by validation of its cache here (since this server loaded it).
+   */
+  record GroupStat(GroupPhase phase, int unshipped, int unpersisted, GroupLeases.Lease lease, long commits,
+      long aborts) {}
 
   /** Test clusters only: see {@link TestFaults#inject}. */
   void testFault(java.util.Set<org.gstore.common.protocol.NodeId> dropTo, long skewMillis, long durationMillis)

@@ -46,6 +46,9 @@ public final class GroupCache {
   private final Map<Key, Deque<RowState>> rows;
   private final long retentionMillis;
   private long lastCommitTs;
+  /** This incarnation's commits and aborts by validation, for operators (gstore top); not protocol state. */
+  private final java.util.concurrent.atomic.AtomicLong commits = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong conflicts = new java.util.concurrent.atomic.AtomicLong();
   private volatile Closed closed;
   /**
    * A commit whose WAL append outlived the caller's wait: completes once its outcome is known and, if it was made
@@ -125,6 +128,21 @@ public final class GroupCache {
       }
     });
     lastCommitTs = commitTs;
+    commits.incrementAndGet();
+  }
+
+  void conflicted() {
+    conflicts.incrementAndGet();
+  }
+
+  /** Commits installed and transactions aborted by validation since this incarnation loaded the group. */
+  public Activity activity() {
+    return new Activity(commits.get(), conflicts.get());
+  }
+
+  /** What a group's cache counted since it was loaded. */
+  public record Activity(long commits, long conflicts) {
+    public static final Activity NONE = new Activity(0, 0);
   }
 
   CompletableFuture<Void> inDoubt() {

@@ -139,6 +139,12 @@ public final class GroupCaches {
     return loaded;
   }
 
+  /** What the group's loaded cache counted, or {@link GroupCache.Activity#NONE} if none is loaded here. */
+  GroupCache.Activity activity(GroupId id) {
+    GroupCache cache = caches.get(id);
+    return cache == null ? GroupCache.Activity.NONE : cache.activity();
+  }
+
   /**
    * The cache of a group being deleted whose commits are still being shipped (its memory knows their outcomes), or
    * null.

@@ -360,6 +360,7 @@ public final class TransactionManager {
   private CommitOutcome conflict(GroupCache cache, String txnId, String why) {
     CommitOutcome conflict = CommitOutcome.failed(TxnOutcome.CONFLICT, why);
     cache.remember(txnId, conflict);
+    cache.conflicted();
     metrics.conflicted();
     return conflict;
   }
@@ -367,6 +368,11 @@ public final class TransactionManager {
   private static String reloaded(GroupId id) {
     return "the leader of group " + id + " reloaded it (a region move, split or restart) since this transaction"
         + " began; retry the transaction";
+  }
+
+  /** What the group's cache here counted since it was loaded ({@link GroupCache.Activity#NONE}: none loaded). */
+  public GroupCache.Activity activity(GroupId id) {
+    return caches.activity(id);
   }
 
   /** Loads a new group's cache in the background, so its first transaction does not wait for it. */

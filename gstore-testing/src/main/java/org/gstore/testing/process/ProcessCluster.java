@@ -28,6 +28,8 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
  * {@link #stop} shuts HBase down cleanly, then HDFS and ZooKeeper, and leaves no process behind.
  */
 public final class ProcessCluster {
+  /** How often {@link #restart} starts a master that exits before it becomes active. */
+  private static final int MASTER_STARTS = 3;
   private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
   private final ClusterLayout layout;
   private final PrintStream log;
@@ -115,11 +117,36 @@ public final class ProcessCluster {
     // a process that is exiting (its command line already gone, so no longer ours to see) may still hold them
     awaitPortsFree(role, Duration.ofSeconds(60));
     checkPortsFree(List.of(role));
-    startRole(role);
-    if (ClusterLayout.isRegionServer(role) || role.equals("master")) {
-      // only this role's death fails the wait: another may be down on purpose meanwhile (a chaos run's second
-      // fault), and the wait then lasts until it is back
-      awaitServing(List.of(role));
+    for (int start = 1; ; start++) {
+      startRole(role);
+      if (!ClusterLayout.isRegionServer(role) && !role.equals("master")) {
+        return;
+      }
+      try {
+        // only this role's death fails the wait: another may be down on purpose meanwhile (a chaos run's second
+        // fault), and the wait then lasts until it is back
+        awaitServing(List.of(role));
+        return;
+      } catch (RoleDiedException e) {
+        if (!role.equals("master") || start == MASTER_STARTS) {
+          throw e;
+        }
+        // HBase's master gives up becoming active when it cannot read hbase:meta within its client's retries
+        // (meta still on a server that just died): HBase's own start path, which a supervisor answers by starting
+        // it again (hbase-daemon.sh autostart, systemd's Restart=on-failure). A region server's death stays a failure.
+        log.println("master exited before it became active (its log says why); starting it again, as a supervisor"
+            + " would (start " + (start + 1) + " of " + MASTER_STARTS + ")");
+        awaitPortsFree(role, Duration.ofSeconds(60));
+      }
+    }
+  }
+
+  /** A role that exited while the cluster was awaited. */
+  static final class RoleDiedException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    RoleDiedException(String message) {
+      super(message);
     }
   }
 
@@ -308,7 +335,7 @@ public final class ProcessCluster {
     ClusterProbe.awaitServing(clientConfiguration(), layout.regionServers(), START_TIMEOUT, () -> {
       for (String role : started) {
         if (!node(role).alive()) {
-          throw new IOException(role + " died; the end of its log:\n" + node(role).logTail(40));
+          throw new RoleDiedException(role + " died; the end of its log:\n" + node(role).logTail(40));
         }
       }
     });

@@ -17,6 +17,7 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.testing.GStoreTables;
@@ -48,6 +49,9 @@ public final class BankChaos {
 
   /** How many keys the list-append workload's groups are formed over. */
   static final int APPEND_KEYS = 200;
+
+  /** How many plain HBase clients run beside G-Store's, to set each fault's stalls against. */
+  static final int PLAIN_CLIENTS = 4;
 
   /** How long one fault (kill, down time, restart, cluster serving again) may take before a run gives up on it. */
   static final Duration LONGEST_FAULT = Duration.ofMinutes(3);
@@ -96,12 +100,15 @@ public final class BankChaos {
       boolean transfers = settings.workloads().contains(Workload.BANK);
       for (int w = 0; transfers && w < settings.workers(); w++) {
         int worker = w;
-        threads.add(started("chaos-transfers-" + w, () -> transfers(worker, groups)));
+        threads.add(started(workerName(w), () -> transfers(worker, groups)));
       }
       if (transfers) {
         threads.add(started("chaos-auditor", () -> audits(groups)));
       }
       AppendWorkload append = settings.workloads().contains(Workload.APPEND) ? startAppends() : null;
+      PlainLoad plain = new PlainLoad(connection, TableName.valueOf(bank.table().getNameAsString()
+          .replace("chaos_bank_", "chaos_plain_")), PLAIN_CLIENTS, settings.seed(), timeline);
+      plain.start();
       List<FaultTargets> targets = new ArrayList<>();
       if (transfers || append == null) {
         targets.add(bank);
@@ -111,13 +118,14 @@ public final class BankChaos {
       }
       FaultSchedule schedule = new FaultSchedule(cluster, connection, bank, targets, settings.every(),
           settings.down(), settings.pause(), settings.faults(), Math.max(settings.minFaults(),
-          settings.faults().size()), settings.seed(), out, timeline);
+          settings.faults().size()), settings.seed(), out, timeline, () -> placement(groups.size()));
       Thread faulting = started("chaos-faults", schedule);
-      out.printf("chaos: %d groups of %d accounts in %s, %d transfer workers and an auditor%s for %d s, a fault"
-          + " every %d s among %s%n", settings.groups(), settings.accounts(), bank.table(),
-          transfers ? settings.workers() : 0, append == null ? "" : "; " + appendClients() + " list-append clients"
-              + " forming groups over " + APPEND_KEYS + " keys of " + append.table(),
-          settings.length().toSeconds(), settings.every().toSeconds(), settings.faults());
+      out.printf("chaos: %d groups of %d accounts in %s, %d transfer workers and an auditor%s; %d plain HBase"
+          + " clients on %s; for %d s, a fault every %d s among %s%n", settings.groups(), settings.accounts(),
+          bank.table(), transfers ? settings.workers() : 0, append == null ? "" : "; " + appendClients()
+              + " list-append clients forming groups over " + APPEND_KEYS + " keys of " + append.table(),
+          PLAIN_CLIENTS, plain.table(), settings.length().toSeconds(), settings.every().toSeconds(),
+          settings.faults());
       faulting.join(settings.length().toMillis());
       schedule.stop();
       int missing = Math.max(settings.faults().size(), settings.minFaults()) - schedule.total();
@@ -128,7 +136,9 @@ public final class BankChaos {
         schedule.abort();
       }
       faulting.join(); // it brings back what it stopped before it returns
+      long faultsEnded = System.nanoTime();
       stopping = true;
+      plain.stop(Duration.ofMinutes(1));
       for (Thread t : threads) {
         t.join(Duration.ofMinutes(3).toMillis());
         if (t.isAlive()) {
@@ -142,7 +152,8 @@ public final class BankChaos {
       LedgerCheck.Result check = LedgerCheck.run(connection, bank, acknowledged);
       check.details().stream().limit(20).forEach(d -> out.println("chaos: " + d));
       boolean ok = check.ok() && healed && auditFailures.get() == 0 && schedule.failure() == null
-          && schedule.complete() && (append == null || history != null && history.valid());
+          && schedule.complete() && (append == null || history != null && history.valid())
+          && plain.readsWrong() == 0;
       out.printf("chaos: %d transfers acknowledged, %d applied in all, %d of unknown outcome (a call failed"
           + " during a fault), %d gave up on conflicts; %d audits, %d failed%n", acknowledged.size(),
           check.transfersApplied(), uncertain.get(), conflicts.get(), audits.get(), auditFailures.get());
@@ -150,6 +161,11 @@ public final class BankChaos {
       StringBuilder verdict = new StringBuilder("chaos");
       counts.forEach((kind, n) -> verdict.append(' ').append(kind.counted()).append('=').append(n));
       drawTimeline();
+      out.printf("chaos: %d plain HBase writes read back, %d failed during faults, %d read back wrong%n", plain.ok(),
+          plain.failed(), plain.readsWrong());
+      List<Stalls.KindStalls> stalls = timeline.stalls().summarize(faultsEnded);
+      Stalls.table(stalls).forEach(line -> out.println("chaos: " + line));
+      stalls.forEach(k -> out.println(k.line()));
       if (history != null) {
         out.println(history.line());
       }
@@ -229,10 +245,51 @@ public final class BankChaos {
     return groups;
   }
 
+  /**
+   * The groups worker {@code worker} transfers in: each group has workers of its own (two or more share one when
+   * there are more workers than groups, so their transfers conflict), so that a group stalled by a fault holds only
+   * its own workers, and a run can tell whether groups with no row on the faulted server stalled.
+   */
+  private List<Integer> groupsOf(int worker, int groups) {
+    int span = Math.min(settings.workers(), groups);
+    List<Integer> mine = new ArrayList<>();
+    for (int g = worker % span; g < groups; g += span) {
+      mine.add(g);
+    }
+    return mine;
+  }
+
+  /**
+   * Where each transfer worker's rows are now: its thread's name to the rpc ports of the region servers hosting
+   * its groups' accounts, as the connection's cache knows them (empty when they cannot be looked up).
+   */
+  private Map<String, Set<Integer>> placement(int groups) {
+    Map<String, Set<Integer>> placed = new java.util.HashMap<>();
+    try (RegionLocator locator = connection.getRegionLocator(bank.table())) {
+      for (int w = 0; w < settings.workers(); w++) {
+        Set<Integer> ports = new java.util.HashSet<>();
+        for (int g : groupsOf(w, groups)) {
+          for (byte[] row : bank.rows(g)) {
+            ports.add(locator.getRegionLocation(row, false).getPort());
+          }
+        }
+        placed.put(workerName(w), ports);
+      }
+      return placed;
+    } catch (IOException | RuntimeException e) {
+      return Map.of();
+    }
+  }
+
+  private static String workerName(int worker) {
+    return "chaos-transfers-" + worker;
+  }
+
   private void transfers(int worker, List<KeyGroup> groups) {
     Random random = new Random(settings.seed() * 31 + worker);
+    List<Integer> mine = groupsOf(worker, groups.size());
     for (long seq = 0; !stopping && !Thread.currentThread().isInterrupted(); seq++) {
-      int g = random.nextInt(groups.size());
+      int g = mine.get(random.nextInt(mine.size()));
       int from = random.nextInt(bank.accounts());
       int to = (from + 1 + random.nextInt(bank.accounts() - 1)) % bank.accounts();
       Bank.Transfer t = new Bank.Transfer("w" + worker + "-" + seq, bank.row(g, from), bank.row(g, to),

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -56,6 +57,8 @@ final class FaultSchedule implements Runnable {
   private final Random random;
   private final PrintStream out;
   private final Timeline timeline;
+  /** Where each G-Store client's rows are, asked as each fault begins: who the fault is unrelated to. */
+  private final Supplier<Map<String, Set<Integer>>> placement;
   private final Map<Fault, AtomicInteger> counts = new EnumMap<>(Fault.class);
   private final List<Fault> cycle = new ArrayList<>();
   private volatile boolean stopRequested;
@@ -65,10 +68,12 @@ final class FaultSchedule implements Runnable {
   /**
    * @param bank the bank, through whose regions test faults reach a server
    * @param targets what moves, splits and leaders' servers are aimed at: the bank and the other workloads
+   * @param placement the region servers (rpc ports) each G-Store client's rows are on now, by client thread
    */
   FaultSchedule(ProcessCluster cluster, Connection connection, Bank bank, List<FaultTargets> targets,
       Duration every, Duration down, Duration pause, Set<Fault> kinds, int minFaults, long seed, PrintStream out,
-      Timeline timeline) {
+      Timeline timeline, Supplier<Map<String, Set<Integer>>> placement) {
+    this.placement = placement;
     this.cluster = cluster;
     this.connection = connection;
     this.bank = bank;
@@ -202,9 +207,14 @@ final class FaultSchedule implements Runnable {
   /** Injects one fault, and returns once what it stopped is back and the cluster serves. */
   private void inject(Fault fault, Set<String> taken) throws IOException {
     long started = System.nanoTime();
+    Map<String, Set<Integer>> placedBefore = placement.get();
+    int countBefore = counts.get(fault).get();
+    Set<Integer> hit = new HashSet<>(); // the region servers it hit, by rpc port
+    boolean hitKnown = fault != Fault.BALANCE && fault != Fault.SPLIT; // what a balancer run or a split moves
     String what = switch (fault) {
       case KILL -> {
         String rs = regionServer(taken);
+        hit.add(rpcPort(rs));
         try {
           counted(fault, cluster.kill(rs, SIGKILL));
           sleep(down);
@@ -215,6 +225,7 @@ final class FaultSchedule implements Runnable {
       }
       case PAUSE -> {
         String rs = regionServer(taken);
+        hit.add(rpcPort(rs));
         try {
           counted(fault, cluster.kill(rs, SIGSTOP));
           sleep(pause);
@@ -227,6 +238,7 @@ final class FaultSchedule implements Runnable {
       }
       case RESTART -> {
         String rs = regionServer(taken);
+        hit.add(rpcPort(rs));
         try {
           counted(fault, cluster.kill(rs, SIGTERM));
           awaitGone(rs, GRACEFUL_STOP);
@@ -246,6 +258,7 @@ final class FaultSchedule implements Runnable {
       }
       case MOVE -> {
         HRegionLocation leader = leaderRegion(target());
+        hit.add(leader.getServerName().getPort());
         try (Admin admin = connection.getAdmin()) {
           admin.move(leader.getRegion().getEncodedNameAsBytes());
         }
@@ -266,6 +279,7 @@ final class FaultSchedule implements Runnable {
         if (two.size() < 2) {
           yield "no partition (fewer than two free servers host a bank region)";
         }
+        two.forEach(s -> hit.add(s.getPort()));
         boolean bothWays = random.nextBoolean();
         Duration length = Duration.ofSeconds(5 + random.nextInt(26));
         String refused = testFault(two.get(0), Set.of(two.get(1)), 0, length);
@@ -283,6 +297,7 @@ final class FaultSchedule implements Runnable {
         if (one.isEmpty()) {
           yield "no skew (no free server hosts a bank region)";
         }
+        hit.add(one.get(0).getPort());
         long skew = (random.nextBoolean() ? 1 : -1) * (5_000L + random.nextInt(25_001));
         Duration length = Duration.ofSeconds(10 + random.nextInt(21));
         String refused = testFault(one.get(0), Set.of(), skew, length);
@@ -308,6 +323,9 @@ final class FaultSchedule implements Runnable {
     };
     long ended = System.nanoTime();
     timeline.fault(what, started, ended);
+    if (counts.get(fault).get() > countBefore) {
+      timeline.stalls().fault(new Stalls.Injected(fault, started, hitKnown ? hit : null, placedBefore));
+    }
     out.printf("chaos: %s; cluster serving %.1f s after it began%n", what, (ended - started) / 1e9);
   }
 
@@ -394,6 +412,10 @@ final class FaultSchedule implements Runnable {
     try (RegionLocator locator = connection.getRegionLocator(aimed.table())) {
       return locator.getRegionLocation(row == null ? bank.leaderRow(random) : row, true);
     }
+  }
+
+  private int rpcPort(String role) {
+    return cluster.layout().ports(role).get("rpc");
   }
 
   private String roleServing(int rpcPort) {

@@ -30,7 +30,11 @@ public final class Timeline {
   /** Latencies are kept in milliseconds, up to ten minutes, to two significant digits: a few KB a second. */
   private static final long HIGHEST_MILLIS = TimeUnit.MINUTES.toMillis(10);
 
+  /** The workload of plain HBase operations run beside G-Store's, to compare stalls with. */
+  public static final String PLAIN_HBASE = "hbase";
+
   private final long startNanos;
+  private final Stalls stalls = new Stalls();
   /** Per workload: per second of the run, the commit latencies. */
   private final Map<String, Map<Integer, IntCountsHistogram>> seconds = new ConcurrentHashMap<>();
   private final List<FaultSpan> faults = new ArrayList<>();
@@ -39,9 +43,14 @@ public final class Timeline {
     this.startNanos = startNanos;
   }
 
-  /** A transaction of {@code workload} committed now, {@code latencyNanos} after it began. */
+  /**
+   * A transaction of {@code workload} committed now, {@code latencyNanos} after it began, on the calling thread (a
+   * client of the run's {@link #stalls()}; {@link #PLAIN_HBASE}'s are plain HBase's, every other G-Store's).
+   */
   public void committed(String workload, long latencyNanos) {
-    int second = (int) TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos);
+    long now = System.nanoTime();
+    stalls.succeeded(Thread.currentThread().getName(), !PLAIN_HBASE.equals(workload), now);
+    int second = (int) TimeUnit.NANOSECONDS.toSeconds(now - startNanos);
     IntCountsHistogram h = seconds.computeIfAbsent(workload, w -> new ConcurrentHashMap<>())
         .computeIfAbsent(second, s -> new IntCountsHistogram(HIGHEST_MILLIS, 2));
     synchronized (h) {
@@ -55,6 +64,11 @@ public final class Timeline {
     String oneLine = what.replaceAll("\\s+", " ").replace(',', ';').trim();
     faults.add(new FaultSpan(oneLine.isEmpty() ? "fault" : oneLine, (fromNanos - startNanos) / 1e9,
         (toNanos - startNanos) / 1e9));
+  }
+
+  /** Each client's successes, for the stalls of each fault. */
+  public Stalls stalls() {
+    return stalls;
   }
 
   synchronized List<FaultSpan> faults() {

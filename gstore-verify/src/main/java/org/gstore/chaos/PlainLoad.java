@@ -1,0 +1,132 @@
+package org.gstore.chaos;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.gstore.testing.GStoreTables;
+
+/**
+ * Plain HBase beside G-Store in a chaos run: a few clients, each writing and then reading back single rows of its
+ * own (never grouped) through HBase's client, on a table split so that every region server hosts some of it. Each
+ * write-and-read is one success on the run's {@link Timeline} as {@link Timeline#PLAIN_HBASE}, so that every
+ * fault's stall of G-Store's clients can be set beside plain HBase's in the same run. The table runs G-Store's
+ * region coprocessor, as every user table of a cluster configured cluster-wide does: its stalls are what a user's
+ * other tables see. A read that does not return the client's own last write is counted: HBase lost a write.
+ */
+final class PlainLoad {
+  private static final byte[] CF = Bytes.toBytes("f");
+  private static final byte[] Q = Bytes.toBytes("v");
+  private static final int ROWS = 600;
+  private static final int REGIONS = 6;
+  /** Between two operations of a client: a steady pace that leaves the machine to the workloads under test. */
+  private static final long PACE_MILLIS = 50;
+
+  private final Connection connection;
+  private final TableName table;
+  private final int clients;
+  private final long seed;
+  private final Timeline timeline;
+  private final List<Thread> threads = new ArrayList<>();
+  private final AtomicLong ok = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
+  private final AtomicLong readsWrong = new AtomicLong();
+  private volatile boolean stopping;
+
+  PlainLoad(Connection connection, TableName table, int clients, long seed, Timeline timeline) {
+    this.connection = connection;
+    this.table = table;
+    this.clients = clients;
+    this.seed = seed;
+    this.timeline = timeline;
+  }
+
+  TableName table() {
+    return table;
+  }
+
+  /** Creates the table (regions on every server, as HBase assigns a new table's) and starts the clients. */
+  void start() throws IOException {
+    byte[][] splits = new byte[REGIONS - 1][];
+    for (int i = 0; i < splits.length; i++) {
+      splits[i] = row((i + 1) * ROWS / REGIONS);
+    }
+    GStoreTables.ensureServed(connection, TableDescriptorBuilder.newBuilder(table)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.of(CF)).build(), splits);
+    for (int c = 0; c < clients; c++) {
+      int client = c;
+      Thread t = new Thread(() -> run(client), "chaos-hbase-" + c);
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+    }
+  }
+
+  /** Stops the clients, waiting at most {@code wait} for them (an operation in flight may be retrying). */
+  void stop(Duration wait) throws InterruptedException {
+    stopping = true;
+    long deadline = System.nanoTime() + wait.toNanos();
+    for (Thread t : threads) {
+      t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      t.interrupt();
+    }
+  }
+
+  long ok() {
+    return ok.get();
+  }
+
+  long failed() {
+    return failed.get();
+  }
+
+  /** Reads that did not return the reading client's own last write to the row. */
+  long readsWrong() {
+    return readsWrong.get();
+  }
+
+  private void run(int client) {
+    Random random = new Random(seed * 17 + client);
+    long written = 0;
+    try (Table t = connection.getTable(table)) {
+      while (!stopping && !Thread.currentThread().isInterrupted()) {
+        // rows of this client only: its read must return its own last write
+        byte[] row = row(client + clients * random.nextInt(ROWS / clients));
+        long value = ++written;
+        long began = System.nanoTime();
+        try {
+          t.put(new Put(row).addColumn(CF, Q, Bytes.toBytes(value)));
+          Result r = t.get(new Get(row));
+          byte[] read = r.getValue(CF, Q);
+          if (read == null || Bytes.toLong(read) != value) {
+            readsWrong.incrementAndGet();
+          }
+          ok.incrementAndGet();
+          timeline.committed(Timeline.PLAIN_HBASE, System.nanoTime() - began);
+        } catch (IOException | RuntimeException e) {
+          failed.incrementAndGet(); // during a fault: tried again with the next row
+        }
+        Thread.sleep(PACE_MILLIS);
+      }
+    } catch (IOException e) {
+      failed.incrementAndGet();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static byte[] row(int i) {
+    return Bytes.toBytes(String.format("r%04d", i));
+  }
+}

@@ -20,6 +20,7 @@ import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -81,6 +82,13 @@ public final class AppendWorkload implements FaultTargets {
   private final List<Thread> threads = new ArrayList<>();
   private GStoreClient client;
   private GStoreClient hastyClient;
+  /**
+   * Plain operations' connection: one attempt per call, no retries inside HBase's client. A retried
+   * {@code checkAndMutate} whose first attempt was applied (its answer lost to a fault) fails its check or meets a
+   * group that took the row since, and would be recorded {@code fail} although it happened (a G1a no one made); one
+   * attempt makes a refusal or a failed check final.
+   */
+  private Connection oneAttempt;
   private HistoryWriter history;
   private PlainOperations plain;
   private GroupTransactions transactions;
@@ -144,6 +152,9 @@ public final class AppendWorkload implements FaultTargets {
     hasty.setLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HASTY_DEADLINE_MS);
     hasty.setLong(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, 2 * HASTY_DEADLINE_MS);
     hastyClient = GStoreClient.create(hasty);
+    Configuration once = new Configuration(connection.getConfiguration());
+    once.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, 0);
+    oneAttempt = ConnectionFactory.createConnection(once);
     Random teams = new Random(seed);
     for (int c = 0; c < clients; ) {
       int size = Math.min(clients - c, 2 + teams.nextInt(3));
@@ -182,6 +193,7 @@ public final class AppendWorkload implements FaultTargets {
       }
       client.close();
       hastyClient.close();
+      oneAttempt.close();
     } finally {
       history.close(); // a client still running records nothing more
     }
@@ -383,7 +395,7 @@ public final class AppendWorkload implements FaultTargets {
    * anything being wrong. {@code released}: keys whose group was just deleted, read first; null: random keys.
    */
   private void plainWork(long process, Random random, List<String> released) throws IOException {
-    try (Table t = connection.getTable(table)) {
+    try (Table t = oneAttempt.getTable(table)) {
       for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
         String key = released != null ? released.get(random.nextInt(released.size()))
             : random.nextBoolean() ? heldKey(random) : currentKey(random.nextInt(keys));

@@ -211,121 +211,125 @@ final class FaultSchedule implements Runnable {
     int countBefore = counts.get(fault).get();
     Set<Integer> hit = new HashSet<>(); // the region servers it hit, by rpc port
     boolean hitKnown = fault != Fault.BALANCE && fault != Fault.SPLIT; // what a balancer run or a split moves
-    String what = switch (fault) {
-      case KILL -> {
-        String rs = regionServer(taken);
-        hit.add(rpcPort(rs));
-        try {
-          counted(fault, cluster.kill(rs, SIGKILL));
-          sleep(down);
-        } finally {
-          cluster.restart(rs);
+    String what = "";
+    try {
+      what = switch (fault) {
+        case KILL -> {
+          String rs = regionServer(taken);
+          hit.add(rpcPort(rs));
+          try {
+            counted(fault, cluster.kill(rs, SIGKILL));
+            sleep(down);
+          } finally {
+            cluster.restart(rs);
+          }
+          yield "kill -9 " + rs;
         }
-        yield "kill -9 " + rs;
-      }
-      case PAUSE -> {
-        String rs = regionServer(taken);
-        hit.add(rpcPort(rs));
-        try {
-          counted(fault, cluster.kill(rs, SIGSTOP));
-          sleep(pause);
-        } finally {
-          cluster.kill(rs, SIGCONT);
-          sleep(Duration.ofSeconds(5)); // it finds itself dead and aborts; restart stops it if it did not
-          cluster.restart(rs);
+        case PAUSE -> {
+          String rs = regionServer(taken);
+          hit.add(rpcPort(rs));
+          try {
+            counted(fault, cluster.kill(rs, SIGSTOP));
+            sleep(pause);
+          } finally {
+            cluster.kill(rs, SIGCONT);
+            sleep(Duration.ofSeconds(5)); // it finds itself dead and aborts; restart stops it if it did not
+            cluster.restart(rs);
+          }
+          yield "SIGSTOP " + rs + " for " + pause.toSeconds() + " s";
         }
-        yield "SIGSTOP " + rs + " for " + pause.toSeconds() + " s";
-      }
-      case RESTART -> {
-        String rs = regionServer(taken);
-        hit.add(rpcPort(rs));
-        try {
-          counted(fault, cluster.kill(rs, SIGTERM));
-          awaitGone(rs, GRACEFUL_STOP);
-        } finally {
-          cluster.restart(rs); // kill -9 if it did not stop in time
+        case RESTART -> {
+          String rs = regionServer(taken);
+          hit.add(rpcPort(rs));
+          try {
+            counted(fault, cluster.kill(rs, SIGTERM));
+            awaitGone(rs, GRACEFUL_STOP);
+          } finally {
+            cluster.restart(rs); // kill -9 if it did not stop in time
+          }
+          yield "graceful stop and start of " + rs;
         }
-        yield "graceful stop and start of " + rs;
-      }
-      case MASTER -> {
-        try {
-          counted(fault, cluster.kill("master", SIGKILL));
-          sleep(down);
-        } finally {
-          cluster.restart("master");
+        case MASTER -> {
+          try {
+            counted(fault, cluster.kill("master", SIGKILL));
+            sleep(down);
+          } finally {
+            cluster.restart("master");
+          }
+          yield "kill -9 master";
         }
-        yield "kill -9 master";
-      }
-      case MOVE -> {
-        HRegionLocation leader = leaderRegion(target());
-        hit.add(leader.getServerName().getPort());
-        try (Admin admin = connection.getAdmin()) {
-          admin.move(leader.getRegion().getEncodedNameAsBytes());
-        }
-        counts.get(fault).incrementAndGet();
-        yield "move of " + leader.getRegion().getRegionNameAsString() + " (a leader's region) from "
-            + leader.getServerName();
-      }
-      case BALANCE -> {
-        try (Admin admin = connection.getAdmin()) {
-          admin.balancerSwitch(true, true);
-          boolean ran = admin.balance();
+        case MOVE -> {
+          HRegionLocation leader = leaderRegion(target());
+          hit.add(leader.getServerName().getPort());
+          try (Admin admin = connection.getAdmin()) {
+            admin.move(leader.getRegion().getEncodedNameAsBytes());
+          }
           counts.get(fault).incrementAndGet();
-          yield "balancer run (" + (ran ? "ran" : "nothing to move") + ")";
+          yield "move of " + leader.getRegion().getRegionNameAsString() + " (a leader's region) from "
+              + leader.getServerName();
         }
-      }
-      case PARTITION -> {
-        List<ServerName> two = bankServers(taken, 2);
-        if (two.size() < 2) {
-          yield "no partition (fewer than two free servers host a bank region)";
+        case BALANCE -> {
+          try (Admin admin = connection.getAdmin()) {
+            admin.balancerSwitch(true, true);
+            boolean ran = admin.balance();
+            counts.get(fault).incrementAndGet();
+            yield "balancer run (" + (ran ? "ran" : "nothing to move") + ")";
+          }
         }
-        two.forEach(s -> hit.add(s.getPort()));
-        boolean bothWays = random.nextBoolean();
-        Duration length = Duration.ofSeconds(5 + random.nextInt(26));
-        String refused = testFault(two.get(0), Set.of(two.get(1)), 0, length);
-        if (refused != null) {
-          yield "no partition: " + refused;
-        }
-        bothWays &= testFault(two.get(1), Set.of(two.get(0)), 0, length) == null;
-        counts.get(fault).incrementAndGet();
-        sleep(length);
-        yield "partition " + two.get(0).getAddress() + (bothWays ? " <-> " : " -> ") + two.get(1).getAddress()
-            + " for " + length.toSeconds() + " s";
-      }
-      case SKEW -> {
-        List<ServerName> one = bankServers(taken, 1);
-        if (one.isEmpty()) {
-          yield "no skew (no free server hosts a bank region)";
-        }
-        hit.add(one.get(0).getPort());
-        long skew = (random.nextBoolean() ? 1 : -1) * (5_000L + random.nextInt(25_001));
-        Duration length = Duration.ofSeconds(10 + random.nextInt(21));
-        String refused = testFault(one.get(0), Set.of(), skew, length);
-        if (refused != null) {
-          yield "no skew: " + refused;
-        }
-        counts.get(fault).incrementAndGet();
-        sleep(length);
-        yield "G-Store clock of " + one.get(0).getAddress() + " moved by " + skew + " ms for " + length.toSeconds()
-            + " s";
-      }
-      case SPLIT -> {
-        FaultTargets target = target();
-        byte[] at = target.splitRow(random);
-        try (Admin admin = connection.getAdmin()) {
-          admin.split(target.table(), at);
+        case PARTITION -> {
+          List<ServerName> two = bankServers(taken, 2);
+          if (two.size() < 2) {
+            yield "no partition (fewer than two free servers host a bank region)";
+          }
+          two.forEach(s -> hit.add(s.getPort()));
+          boolean bothWays = random.nextBoolean();
+          Duration length = Duration.ofSeconds(5 + random.nextInt(26));
+          String refused = testFault(two.get(0), Set.of(two.get(1)), 0, length);
+          if (refused != null) {
+            yield "no partition: " + refused;
+          }
+          bothWays &= testFault(two.get(1), Set.of(two.get(0)), 0, length) == null;
           counts.get(fault).incrementAndGet();
-          yield "split of " + target.table() + " at " + org.apache.hadoop.hbase.util.Bytes.toStringBinary(at);
-        } catch (IOException e) { // the row starts a region already, or its region is splitting: skip this one
-          yield "no split at " + org.apache.hadoop.hbase.util.Bytes.toStringBinary(at) + " (" + e.getMessage() + ")";
+          sleep(length);
+          yield "partition " + two.get(0).getAddress() + (bothWays ? " <-> " : " -> ") + two.get(1).getAddress()
+              + " for " + length.toSeconds() + " s";
         }
+        case SKEW -> {
+          List<ServerName> one = bankServers(taken, 1);
+          if (one.isEmpty()) {
+            yield "no skew (no free server hosts a bank region)";
+          }
+          hit.add(one.get(0).getPort());
+          long skew = (random.nextBoolean() ? 1 : -1) * (5_000L + random.nextInt(25_001));
+          Duration length = Duration.ofSeconds(10 + random.nextInt(21));
+          String refused = testFault(one.get(0), Set.of(), skew, length);
+          if (refused != null) {
+            yield "no skew: " + refused;
+          }
+          counts.get(fault).incrementAndGet();
+          sleep(length);
+          yield "G-Store clock of " + one.get(0).getAddress() + " moved by " + skew + " ms for " + length.toSeconds()
+              + " s";
+        }
+        case SPLIT -> {
+          FaultTargets target = target();
+          byte[] at = target.splitRow(random);
+          try (Admin admin = connection.getAdmin()) {
+            admin.split(target.table(), at);
+            counts.get(fault).incrementAndGet();
+            yield "split of " + target.table() + " at " + org.apache.hadoop.hbase.util.Bytes.toStringBinary(at);
+          } catch (IOException e) { // the row starts a region already, or its region is splitting: skip this one
+            yield "no split at " + org.apache.hadoop.hbase.util.Bytes.toStringBinary(at) + " (" + e.getMessage() + ")";
+          }
+        }
+      };
+    } finally { // a fault that failed to come back stalled clients too
+      if (counts.get(fault).get() > countBefore) {
+        timeline.stalls().fault(new Stalls.Injected(fault, started, hitKnown ? hit : null, placedBefore));
       }
-    };
+    }
     long ended = System.nanoTime();
     timeline.fault(what, started, ended);
-    if (counts.get(fault).get() > countBefore) {
-      timeline.stalls().fault(new Stalls.Injected(fault, started, hitKnown ? hit : null, placedBefore));
-    }
     out.printf("chaos: %s; cluster serving %.1f s after it began%n", what, (ended - started) / 1e9);
   }
 

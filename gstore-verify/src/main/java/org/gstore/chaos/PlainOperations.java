@@ -61,7 +61,8 @@ final class PlainOperations {
   /**
    * A plain append: the list read, then written with the value appended only if it is still what was read (one
    * atomic {@code checkAndMutate}). Recorded {@code fail} when the list changed or G-Store refused it as grouped,
-   * {@code info} on any other error (it may have been written).
+   * {@code info} on any other error (it may have been written). {@code t} must make one attempt per call: a retry
+   * after an applied attempt whose answer was lost fails its check although the append happened.
    */
   void append(Table t, long process, String key) throws IOException {
     byte[] row = Bytes.toBytes(key);

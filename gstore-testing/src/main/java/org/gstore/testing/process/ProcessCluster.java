@@ -284,8 +284,15 @@ public final class ProcessCluster {
 
   private List<String> jvmFlags(String role) throws IOException {
     List<String> flags = new ArrayList<>();
-    flags.add(ClusterLayout.isRegionServer(role) ? "-Xmx768m" : "-Xmx384m");
+    // 1 GB: with 768 MB a region server that took over every region while the two others were down (a kill, then
+    // a pause) ran out of heap during their recovery, its block cache and memstores taking HBase's default 80%
+    flags.add(ClusterLayout.isRegionServer(role) ? "-Xmx1g" : "-Xmx384m");
     flags.add("-XX:+UseG1GC");
+    // as HBase's own scripts do: a server out of heap stops at once (its threads die one by one otherwise, and
+    // it lingers half alive), leaving a heap dump beside its log to say what filled it
+    flags.add("-XX:+ExitOnOutOfMemoryError");
+    flags.add("-XX:+HeapDumpOnOutOfMemoryError");
+    flags.add("-XX:HeapDumpPath=" + layout.roleDir(role));
     flags.add("-Djava.net.preferIPv4Stack=true");
     flags.add("-Dlog4j.configuration=file:" + layout.roleDir(role).resolve("conf").resolve("log4j.properties"));
     for (String f : Files.readString(layout.home().resolve("conf").resolve("jvm.options")).trim().split("\\s+")) {

@@ -110,6 +110,18 @@ public final class GroupHandover {
       if (!drainsClosingRegions) {
         continue;
       }
+      if (serverStopping.getAsBoolean()) {
+        // no wait at all: HBase refuses every call to this server's regions from the moment it stops, so shipments
+        // to them cannot land, and waits here hold the server's own stop (each region's in turn, on its main
+        // thread) while every region it hosts, G-Store's or not, stays closed to clients
+        int pending = shipper.ledger().pendingCount(cache.group);
+        if (pending > 0) {
+          LOG.info("G-Store is stopping with {} commits of group {} not shipped; they are in its WAL, which the"
+              + " group's next leader replays before it serves", pending, cache.group.id());
+        }
+        caches.forget(cache);
+        continue;
+      }
       long started = clock.getAsLong();
       while (true) {
         try {

@@ -219,6 +219,21 @@ class TransactionManagerTest {
   }
 
   @Test
+  void aLeaderRegionClosingBecauseItsServerStopsDoesNotWaitForShipments() throws Exception {
+    completeAppendsAsTheyCome();
+    hbaseDown = true; // a stopping server: HBase refuses the shipments to its own regions until it is gone
+    blindCommit("t1", "1");
+    GroupHandover patient = new GroupHandover(caches, log, shipper, metrics, 60_000, 60_000, clock::get);
+
+    org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10),
+        () -> patient.regionClosing(k -> true, () -> true), "a wait for shipping would hold the server's stop");
+
+    assertThat(shipper.ledger().pendingCount(new GroupRef(ID, new Uid(new NodeId("n1"), 1))))
+        .as("left to the replay of the log, as after a crash").isEqualTo(1);
+    assertThat(shippedCount()).isZero();
+  }
+
+  @Test
   void aCommitRetriedAtTheGroupsNextLeaderGetsItsFirstOutcomeInsteadOfAConflict() throws Exception {
     completeAppendsAsTheyCome();
     ReadResult read = manager.read(ID, null, 0, List.of(ROW));

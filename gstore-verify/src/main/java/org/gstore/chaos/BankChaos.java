@@ -261,19 +261,28 @@ public final class BankChaos {
 
   /**
    * Where each transfer worker's rows are now: its thread's name to the rpc ports of the region servers hosting
-   * its groups' accounts, as the connection's cache knows them (empty when they cannot be looked up).
+   * its groups' accounts, from one read of {@code hbase:meta} (the client's cache of locations may be stale: its
+   * transactions reach only the leaders' regions); empty when it cannot be read. Asked as a fault begins, when the
+   * cluster serves (each fault ends only once it does).
    */
   private Map<String, Set<Integer>> placement(int groups) {
     Map<String, Set<Integer>> placed = new java.util.HashMap<>();
     try (RegionLocator locator = connection.getRegionLocator(bank.table())) {
+      List<org.apache.hadoop.hbase.HRegionLocation> regions = locator.getAllRegionLocations();
       for (int w = 0; w < settings.workers(); w++) {
         Set<Integer> ports = new java.util.HashSet<>();
+        boolean located = true; // a row in no region listed (one in transition) leaves the worker never unrelated
         for (int g : groupsOf(w, groups)) {
           for (byte[] row : bank.rows(g)) {
-            ports.add(locator.getRegionLocation(row, false).getPort());
+            var region = regions.stream().filter(l -> l.getRegion().containsRow(row) && l.getServerName() != null)
+                .findFirst();
+            region.ifPresent(l -> ports.add(l.getServerName().getPort()));
+            located &= region.isPresent();
           }
         }
-        placed.put(workerName(w), ports);
+        if (located) {
+          placed.put(workerName(w), ports);
+        }
       }
       return placed;
     } catch (IOException | RuntimeException e) {

@@ -17,7 +17,6 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.gstore.testing.GStoreTables;
@@ -61,6 +60,8 @@ public final class BankChaos {
   private final Settings settings;
   private final PrintStream out;
   private final Bank bank;
+  /** Which groups each transfer worker uses, and where their rows are. */
+  private final TransferWorkers workers;
   private final Queue<Bank.Transfer> acknowledged = new ConcurrentLinkedQueue<>();
   private final AtomicLong uncertain = new AtomicLong();
   private final AtomicLong conflicts = new AtomicLong();
@@ -78,6 +79,7 @@ public final class BankChaos {
     this.out = out;
     long now = System.currentTimeMillis() / 1000;
     this.bank = new Bank(TableName.valueOf("chaos_bank_" + now), settings.groups(), settings.accounts(), 1_000);
+    this.workers = new TransferWorkers(bank, settings.workers());
     this.runDir = cluster.layout().dir().resolve("chaos-" + now);
   }
 
@@ -100,7 +102,7 @@ public final class BankChaos {
       boolean transfers = settings.workloads().contains(Workload.BANK);
       for (int w = 0; transfers && w < settings.workers(); w++) {
         int worker = w;
-        threads.add(started(workerName(w), () -> transfers(worker, groups)));
+        threads.add(started(TransferWorkers.name(w), () -> transfers(worker, groups)));
       }
       if (transfers) {
         threads.add(started("chaos-auditor", () -> audits(groups)));
@@ -118,7 +120,7 @@ public final class BankChaos {
       }
       FaultSchedule schedule = new FaultSchedule(cluster, connection, bank, targets, settings.every(),
           settings.down(), settings.pause(), settings.faults(), Math.max(settings.minFaults(),
-          settings.faults().size()), settings.seed(), out, timeline, () -> placement(groups.size()));
+          settings.faults().size()), settings.seed(), out, timeline, () -> workers.placement(connection));
       Thread faulting = started("chaos-faults", schedule);
       out.printf("chaos: %d groups of %d accounts in %s, %d transfer workers and an auditor%s; %d plain HBase"
           + " clients on %s; for %d s, a fault every %d s among %s%n", settings.groups(), settings.accounts(),
@@ -245,58 +247,9 @@ public final class BankChaos {
     return groups;
   }
 
-  /**
-   * The groups worker {@code worker} transfers in: each group has workers of its own (two or more share one when
-   * there are more workers than groups, so their transfers conflict), so that a group stalled by a fault holds only
-   * its own workers, and a run can tell whether groups with no row on the faulted server stalled.
-   */
-  private List<Integer> groupsOf(int worker, int groups) {
-    int span = Math.min(settings.workers(), groups);
-    List<Integer> mine = new ArrayList<>();
-    for (int g = worker % span; g < groups; g += span) {
-      mine.add(g);
-    }
-    return mine;
-  }
-
-  /**
-   * Where each transfer worker's rows are now: its thread's name to the rpc ports of the region servers hosting
-   * its groups' accounts, from one read of {@code hbase:meta} (the client's cache of locations may be stale: its
-   * transactions reach only the leaders' regions); empty when it cannot be read. Asked as a fault begins, when the
-   * cluster serves (each fault ends only once it does).
-   */
-  private Map<String, Set<Integer>> placement(int groups) {
-    Map<String, Set<Integer>> placed = new java.util.HashMap<>();
-    try (RegionLocator locator = connection.getRegionLocator(bank.table())) {
-      List<org.apache.hadoop.hbase.HRegionLocation> regions = locator.getAllRegionLocations();
-      for (int w = 0; w < settings.workers(); w++) {
-        Set<Integer> ports = new java.util.HashSet<>();
-        boolean located = true; // a row in no region listed (one in transition) leaves the worker never unrelated
-        for (int g : groupsOf(w, groups)) {
-          for (byte[] row : bank.rows(g)) {
-            var region = regions.stream().filter(l -> l.getRegion().containsRow(row) && l.getServerName() != null)
-                .findFirst();
-            region.ifPresent(l -> ports.add(l.getServerName().getPort()));
-            located &= region.isPresent();
-          }
-        }
-        if (located) {
-          placed.put(workerName(w), ports);
-        }
-      }
-      return placed;
-    } catch (IOException | RuntimeException e) {
-      return Map.of();
-    }
-  }
-
-  private static String workerName(int worker) {
-    return "chaos-transfers-" + worker;
-  }
-
   private void transfers(int worker, List<KeyGroup> groups) {
     Random random = new Random(settings.seed() * 31 + worker);
-    List<Integer> mine = groupsOf(worker, groups.size());
+    List<Integer> mine = workers.groupsOf(worker);
     for (long seq = 0; !stopping && !Thread.currentThread().isInterrupted(); seq++) {
       int g = mine.get(random.nextInt(mine.size()));
       int from = random.nextInt(bank.accounts());

@@ -173,8 +173,8 @@ public final class GStoreServer implements GroupService, Closeable {
     ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
         recoveryZnodes, System::currentTimeMillis, regions::longestReplayWaitMillis);
     this.beats = new ServerBeats(watch, stateLog, config.recoveryHeartbeatMillis(), this::threads);
-    this.deletes = new GroupDeletes(self, transactions.handover(), releaseGate, runtime, outbox, writer::letOut,
-        threads("release"));
+    this.deletes = new GroupDeletes(self, transactions.handover()::stopCommits, releaseGate, runtime::submit,
+        outbox::send, writer::letOut, config.endpointWaitMillis(), threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, wal::checkNotFenced, deletes::delete,
         metrics, faults::now, threads("leases"));
     ServerGauges.point(env.getMetricRegistryForRegionServer(), runtime, hosted, deletes, shipper.ledger(), heartbeat,

@@ -64,34 +64,47 @@ public final class GroupHandover {
   /**
    * Stops commits on a group about to be deleted: every later commit is refused, every earlier one is in the WAL
    * and handed to the shipper. Empty if this server has no cache of the group (nothing committed since it loaded).
-   * The group's rows must not be released before {@link Release#awaitDurable()} returns.
+   * The group's rows must not be released before {@link Release#awaitDurable} returns.
    */
   public Optional<Release> stopCommits(GroupId id) throws IOException {
-    return Optional.ofNullable(caches.release(id)).map(Release::new);
+    return Optional.ofNullable(caches.release(id)).map(StoppedGroup::new);
+  }
+
+  /** The waits of the endpoint ({@code gstore.endpoint.wait.ms}), which a delete's first attempt takes. */
+  public long waitMillis() {
+    return waitMillis;
   }
 
   /** A group whose commits were stopped, on its way to being deleted. */
-  public final class Release {
+  public interface Release {
+    /** The incarnation whose commits were stopped. */
+    GroupRef group();
+
+    /**
+     * Waits until everything the group committed is shipped to HBase and persisted there, and this server's clock
+     * is past its newest commit, so plain writes made after the delete win over the group's. Each of those waits
+     * takes at most {@code waitMillis}; may be called again after a failure.
+     */
+    void awaitDurable(long waitMillis) throws IOException;
+  }
+
+  private final class StoppedGroup implements Release {
     private final GroupCache cache;
 
-    private Release(GroupCache cache) {
+    private StoppedGroup(GroupCache cache) {
       this.cache = cache;
     }
 
-    /** The incarnation whose commits were stopped. */
+    @Override
     public GroupRef group() {
       return cache.group;
     }
 
-    /**
-     * Waits until everything the group committed is shipped to HBase and persisted there, and this server's clock
-     * is past its newest commit, so plain writes made after the delete win over the group's. Waits at most the
-     * endpoint wait; may be called again after a failure.
-     */
-    public void awaitDurable() throws IOException {
+    @Override
+    public void awaitDurable(long waitMillis) throws IOException {
       cache.awaitSettled(waitMillis);
       shipper.drain(cache.group, waitMillis);
-      awaitClockPast(cache);
+      awaitClockPast(cache, waitMillis);
       logPersisted(cache);
       caches.forget(cache);
     }
@@ -175,10 +188,10 @@ public final class GroupHandover {
   }
 
   /**
-   * Waits (at most the endpoint wait, in elapsed time: the clock itself may step) until this server's clock is past
+   * Waits (at most {@code waitMillis}, in elapsed time: the clock itself may step) until this server's clock is past
    * the group's newest commit.
    */
-  private void awaitClockPast(GroupCache cache) throws IOException {
+  private void awaitClockPast(GroupCache cache, long waitMillis) throws IOException {
     long newest = cache.lastCommitTs();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
     long now;

@@ -302,7 +302,7 @@ class TransactionManagerTest {
   void aCommitRetriedAfterItsGroupWasDeletedGetsItsOutcomeNotNoSuchGroup() throws Exception {
     CommitOutcome first = blindCommit("t1", "1");
     clock.set(first.commitTs() + 1);
-    handover.stopCommits(ID).orElseThrow().awaitDurable();
+    handover.stopCommits(ID).orElseThrow().awaitDurable(handover.waitMillis());
     assertThat(blindCommit("t1", "1")).extracting(CommitOutcome::outcome, CommitOutcome::commitTs)
         .containsExactly(TxnOutcome.COMMITTED, first.commitTs());
     assertThat(blindCommit("t2", "2").outcome()).isEqualTo(TxnOutcome.NO_GROUP);
@@ -321,7 +321,7 @@ class TransactionManagerTest {
     hbaseDown = false;
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shippedCount() == 1);
     clock.set(first.commitTs() + 1);
-    release.awaitDurable();
+    release.awaitDurable(handover.waitMillis());
     assertThat(blindCommit("t2", "2").outcome()).as("once deleted, the record has every commit")
         .isEqualTo(TxnOutcome.NO_GROUP);
     assertThat(blindCommit("t1", "1").commitTs()).isEqualTo(first.commitTs());
@@ -466,12 +466,13 @@ class TransactionManagerTest {
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shipper.ledger().quarantinedCount() == 1);
     clock.set(first.commitTs() + 1);
     GroupHandover.Release release = handover.stopCommits(ID).orElseThrow();
-    assertThatThrownBy(release::awaitDurable).as("a delete, a lapsed lease's included, keeps the rows")
+    assertThatThrownBy(() -> release.awaitDurable(handover.waitMillis()))
+        .as("a delete, a lapsed lease's included, keeps the rows")
         .isInstanceOf(IOException.class).hasMessageContaining("quarantined");
 
     refusedValue = null;
     shipper.ledger().retryQuarantined(Long.MAX_VALUE / 2);
-    Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(release::awaitDurable);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> release.awaitDurable(handover.waitMillis()));
     assertThat(shipper.ledger().walNeededAbove(0)).as("landed: the WAL is truncated again").isEqualTo(1);
   }
 
@@ -542,14 +543,15 @@ class TransactionManagerTest {
     assertThatThrownBy(() -> blindCommit("t2", "2")).as("commits stop at once; until its commits are shipped,"
         + " the answer is to retry").isInstanceOf(RegionTooBusyException.class);
 
-    assertThatThrownBy(release::awaitDurable).hasMessageContaining("not all shipped");
+    assertThatThrownBy(() -> release.awaitDurable(handover.waitMillis())).hasMessageContaining("not all shipped");
     hbaseDown = false;
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shippedCount() == 1); // the shipper retries
     clock.set(committed.commitTs()); // a plain write now would be stamped no later than the group's last commit
-    assertThatThrownBy(release::awaitDurable).hasMessageContaining("ahead of this server's clock");
+    assertThatThrownBy(() -> release.awaitDurable(handover.waitMillis()))
+        .hasMessageContaining("ahead of this server's clock");
 
     clock.set(committed.commitTs() + 1);
-    release.awaitDurable();
+    release.awaitDurable(handover.waitMillis());
     assertThat(appendCount()).as("the commit, then the mark that it is persisted").isEqualTo(2);
   }
 

@@ -18,7 +18,10 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
@@ -32,7 +35,9 @@ import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.NodeId;
 import org.gstore.common.protocol.Uid;
 import org.gstore.common.wal.WalFormat;
+import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.OwnerToken;
+import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.recovery.hbase.RecoveryZnodes;
 import org.gstore.recovery.hbase.OutcomeTable;
@@ -226,6 +231,66 @@ class WalRecoveryIT {
         if (!admin.isTableEnabled(disabled)) {
           admin.enableTable(disabled);
         }
+      }
+    }
+  }
+
+  /**
+   * Issue 54, item 6: a commit HBase refused for good held the replay of its whole log, so every region leading a
+   * group with a record in that log waited, those whose groups' commits were all persisted (a mark after them)
+   * included. Now only the refused commit's group waits: the others are written, marked beside the log so that no
+   * later attempt writes them again, and their regions open.
+   */
+  @Test
+  void aCommitRefusedForGoodHoldsBackOnlyItsOwnGroupNotTheOthersInItsLog(GStoreMiniCluster cluster)
+      throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Path root = GStoreConfig.walRoot(conf);
+    TableName refusing = TableName.valueOf("replay_refused");
+    TableName fineTable = TableName.valueOf("replay_beside");
+    GroupRef stuck = new GroupRef(new GroupId("refused", Key.of("t", "refused-leader")), new Uid(new NodeId("m"), 1));
+    GroupRef fine = new GroupRef(new GroupId("beside", Key.of("t", "beside-leader")), new Uid(new NodeId("m"), 2));
+    GroupRef marked = new GroupRef(new GroupId("marked", Key.of("t", "marked-leader")), new Uid(new NodeId("m"), 3));
+    String server = "mixed.example.com,16020,8";
+    try (FileSystem deadFs = FileSystem.newInstance(root.toUri(), conf);
+        FileSystem recoveryFs = FileSystem.newInstance(root.toUri(), conf);
+        Admin admin = cluster.getConnection().getAdmin()) {
+      // tables without G-Store: their rows are in no group here, which G-Store's hook would refuse a replay to write
+      admin.createTable(TableDescriptorBuilder.newBuilder(fineTable)
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of("a")).build());
+      admin.createTable(TableDescriptorBuilder.newBuilder(refusing)
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of("a"))
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of("b")).build());
+      SharedWal wal = openWal(deadFs, root, server);
+      wal.append(marked, record(marked, "persisted-before", fineTable, "marked-row")).get(30, TimeUnit.SECONDS);
+      wal.append(marked, WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(marked))
+          .setCommitTs(System.currentTimeMillis()).setTxnId("").setPersistedMark(true).build().toByteArray())
+          .get(30, TimeUnit.SECONDS);
+      wal.append(stuck, record(stuck, "into-a-dropped-family", refusing)).get(30, TimeUnit.SECONDS);
+      wal.append(fine, record(fine, "replayable-beside", fineTable, "fine-row")).get(30, TimeUnit.SECONDS);
+      wal.close();
+      admin.deleteColumnFamily(refusing, Bytes.toBytes("a")); // HBase refuses the stuck commit for good now
+      ZooKeeper zk = TestZooKeeper.session(conf);
+      try {
+        WalRecovery recovery = recovery(cluster, recoveryFs, zk, 2_000);
+        assertThatThrownBy(() -> recovery.recoverDeadServers(stuck.id().leader()::equals))
+            .as("the refused group's region waits, told why").isInstanceOf(IOException.class)
+            .hasMessageContaining(server).hasMessageContaining("refuses");
+        recovery.recoverDeadServers(fine.id().leader()::equals, WalRecovery.REGION_WAIT_MILLIS);
+        assertThat(recorded(cluster, fine, "replayable-beside")).isTrue();
+        assertThat(cluster.getConnection().getTable(fineTable).exists(new Get(Bytes.toBytes("fine-row"))))
+            .as("the other group's commit is in HBase").isTrue();
+        recovery.recoverDeadServers(marked.id().leader()::equals, WalRecovery.REGION_WAIT_MILLIS);
+
+        admin.addColumnFamily(refusing, ColumnFamilyDescriptorBuilder.of("a")); // the cause is gone
+        WalRecovery.Pass pass = Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+            .until(() -> recovery.recoverDeadServers(stuck.id().leader()::equals), p -> true);
+        assertThat(cluster.getConnection().getTable(refusing).exists(new Get(Bytes.toBytes("row"))))
+            .as("the refused commit lands once HBase takes it").isTrue();
+        assertThat(pass.commitsReplayed()).as("only the refused group's commit: the others are marked replayed")
+            .isEqualTo(1);
+      } finally {
+        zk.close();
       }
     }
   }

@@ -2,6 +2,7 @@ package org.gstore.recovery.hbase;
 
 import java.io.IOException;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,11 +16,13 @@ import org.gstore.common.protocol.log.LoggedChange;
 import org.gstore.common.wire.DatagramCodec;
 import org.gstore.common.wire.ProtocolRecordCodec;
 import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
+import org.gstore.recovery.ReplayFilter;
 
 /**
  * Which rows a fenced dead log concerns, so that a region whose rows it does not concern opens while the log waits
- * for its replay: the leaders of the groups it holds commits of, and the rows (and group leaders) its protocol
- * records name. Known only once the log is fenced (renamed, so nothing can be added to it) with every file closed
+ * for its replay: the leaders of the groups it holds commits of that a replay must still write (none of a group
+ * whose commits its persisted marks cover, in the log or kept by an earlier attempt: {@link ReplayedGroups}), and
+ * the rows (and group leaders) its protocol records name. Known only once the log is fenced (renamed, so nothing can be added to it) with every file closed
  * and readable to its end; read once per log, since such a log does not change.
  */
 final class FencedLogs {
@@ -47,7 +50,7 @@ final class FencedLogs {
     return c != null && c.protocolKeys().stream().noneMatch(keys);
   }
 
-  /** Forgets a log that was replayed (its directory is renamed again, then deleted). */
+  /** Forgets what a log concerns: it was replayed, or an attempt kept marks of groups it replayed. */
   void forget(String log) {
     known.remove(log);
   }
@@ -70,20 +73,24 @@ final class FencedLogs {
       if (!fs.exists(fenced) || !(fs instanceof DistributedFileSystem dfs)) {
         return null;
       }
+      List<Path> files = WalFiles.files(fs, fenced);
+      for (Path f : files) {
+        if (!dfs.isFileClosed(f) || WalFiles.read(fs, f).corrupt()) {
+          return null;
+        }
+      }
+      ReplayFilter filter = WalRecovery.filter(fs, fenced, files);
+      // an instance that stopped cleanly had every commit in HBase: a replay writes none (see WalRecovery#replay)
+      boolean closedCleanly = fs.exists(new Path(fenced, WalFiles.CLOSED_CLEANLY));
       Set<Key> leaders = new HashSet<>();
       Set<Key> protocol = new HashSet<>();
-      for (Path f : WalFiles.files(fs, fenced)) {
-        if (!dfs.isFileClosed(f)) {
-          return null;
-        }
-        WalFiles.Contents contents = WalFiles.read(fs, f);
-        if (contents.corrupt()) {
-          return null;
-        }
-        for (WalRecordProto r : contents.records()) {
-          if (!r.hasProtocol()) {
+      long index = 0;
+      for (Path f : files) {
+        for (WalRecordProto r : WalFiles.readForReplay(fs, f)) {
+          long at = index++;
+          if (filter.replays(at, r) && !closedCleanly) {
             leaders.add(DatagramCodec.fromProto(r.getGroup()).id().leader());
-          } else if (ProtocolRecordCodec.checkpointedThrough(r) == 0) {
+          } else if (r.hasProtocol() && ProtocolRecordCodec.checkpointedThrough(r) == 0) {
             for (LoggedChange change : ProtocolRecordCodec.decode(r).changes()) {
               if (change.target() instanceof GroupId g) {
                 protocol.add(g.leader());

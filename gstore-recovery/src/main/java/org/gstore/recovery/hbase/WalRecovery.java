@@ -3,6 +3,8 @@ package org.gstore.recovery.hbase;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -309,34 +311,37 @@ public final class WalRecovery {
     if (!persisted && fs.exists(new Path(fenced, WalFiles.PROTOCOL_LOGGED))) {
       protocol.replay(fenced, files);
     }
-    ReplayFilter filter = new ReplayFilter();
+    ReplayFilter filter = filter(fs, fenced, files);
+    Map<GroupRef, String> stopped = new LinkedHashMap<>();
+    Map<GroupRef, Long> written = new HashMap<>();
     long index = 0;
-    for (Path f : files) {
-      for (WalRecordProto r : WalFiles.readForReplay(fs, f)) {
-        filter.observe(index++, r);
-      }
-    }
-    index = 0;
     for (Path f : files) {
       List<Shipment> batch = new ArrayList<>();
       for (WalRecordProto r : WalFiles.readForReplay(fs, f)) {
         long at = index++;
-        if (r.getPersistedMark() || r.hasProtocol()) {
-          continue;
-        }
-        GroupRef group = DatagramCodec.fromProto(r.getGroup());
         if (persisted || !filter.replays(at, r)) {
           continue;
         }
-        batch.add(new Shipment(group, r.getCommitTs(), r.getTxnId(), r.getWritesList(), null));
+        batch.add(new Shipment(DatagramCodec.fromProto(r.getGroup()), r.getCommitTs(), r.getTxnId(),
+            r.getWritesList(), null));
         if (batch.size() == BATCH) {
-          skipped += writer.write(batch);
-          replayed += batch.size();
+          skipped += writer.write(batch, stopped);
+          replayed += noteWritten(batch, stopped, written);
           batch.clear();
         }
       }
-      skipped += writer.write(batch);
-      replayed += batch.size();
+      skipped += writer.write(batch, stopped);
+      replayed += noteWritten(batch, stopped, written);
+    }
+    if (!stopped.isEmpty()) {
+      // the other groups' commits are in HBase: marked, so that their regions open and no later attempt writes
+      // them again; the stopped groups hold the log (and only their own regions) until HBase takes their commits
+      stopped.keySet().forEach(written::remove);
+      ReplayedGroups.write(fs, fenced, written);
+      fencedLogs.forget(server);
+      throw new IOException("HBase refuses commits of " + stopped.size() + " of its groups for good ("
+          + stopped.entrySet().iterator().next() + (stopped.size() > 1 ? ", ..." : "") + "); the log is kept and"
+          + " replayed once the cause is fixed, and meanwhile only the regions leading those groups wait");
     }
     Path done = new Path(root, server + RECOVERED + System.currentTimeMillis());
     if (!fs.rename(fenced, done)) {
@@ -348,6 +353,36 @@ public final class WalRecovery {
         + " in their group), in {} ms", server, files.size(), replayed - skipped, skipped,
         System.currentTimeMillis() - start);
     return true;
+  }
+
+  /**
+   * Which records of the fenced log a replay writes: those after their group's last persisted mark, in the log or
+   * kept beside it by an earlier attempt ({@link ReplayedGroups}).
+   */
+  static ReplayFilter filter(FileSystem fs, Path fenced, List<Path> files) throws IOException {
+    ReplayFilter filter = new ReplayFilter();
+    long index = 0;
+    for (Path f : files) {
+      for (WalRecordProto r : WalFiles.readForReplay(fs, f)) {
+        filter.observe(index++, r);
+      }
+    }
+    for (WalRecordProto mark : ReplayedGroups.read(fs, fenced)) {
+      filter.observe(Long.MAX_VALUE, mark); // after every record of the log
+    }
+    return filter;
+  }
+
+  /** Notes the newest commit written of each group in {@code batch} but the stopped; returns how many those are. */
+  private static long noteWritten(List<Shipment> batch, Map<GroupRef, String> stopped, Map<GroupRef, Long> written) {
+    long count = 0;
+    for (Shipment s : batch) {
+      if (!stopped.containsKey(s.group())) {
+        written.merge(s.group(), s.commitTs(), Math::max);
+        count++;
+      }
+    }
+    return count;
   }
 
   private void pause(long millis) throws IOException {

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.gstore.testing.process.ClusterLayout;
 import org.gstore.testing.process.ProcessCluster;
+import org.gstore.testing.process.ServerOperations;
 
 /**
  * {@code gstore cluster ...}: a real G-Store cluster of separate processes on this machine (ZooKeeper, HDFS
@@ -23,6 +24,15 @@ final class ClusterCommand {
              gstore cluster kill    (--rs N | --role zookeeper|namenode|datanode|master) [--signal 9] [--dir ...]
              gstore cluster restart (--rs N | --role ...) [--dir target/cluster]
              gstore cluster stop    [--dir target/cluster]
+             gstore cluster rolling-restart [--dir target/cluster]
+                 each region server in turn: its regions moved away (HBase's RegionMover), stopped, started,
+                 its regions moved back (as graceful_stop.sh --restart --reload); groups keep committing
+             gstore cluster decommission --rs N [--dir ...]
+                 the master moves rsN's regions away and assigns it none, then it stops ('restart --rs N' and
+                 'recommission --rs N' bring it back)
+             gstore cluster recommission --rs N [--dir ...]
+             gstore cluster add-rs    [--dir ...]   a new region server; the balancer moves regions onto it
+             gstore cluster remove-rs [--dir ...]   the last region server decommissioned and dropped
              gstore cluster command (--rs N | --role ...) [--dir ...] [--region-servers 3] [--base-port 21000] [--set ...]
                  writes that role's configuration and prints the command that runs it in the foreground, one
                  argument per line (what a container's entry point runs)
@@ -70,6 +80,26 @@ final class ClusterCommand {
           ProcessCluster.open(dir, out).restart(role(o));
           out.println("restarted " + role(o));
         }
+        case "rolling-restart" -> {
+          GStore.allow(o, "--dir");
+          new ServerOperations(ProcessCluster.open(dir, out), out).rollingRestart();
+        }
+        case "decommission" -> {
+          GStore.allow(o, "--dir", "--rs");
+          new ServerOperations(ProcessCluster.open(dir, out), out).decommission(regionServer(o));
+        }
+        case "recommission" -> {
+          GStore.allow(o, "--dir", "--rs");
+          new ServerOperations(ProcessCluster.open(dir, out), out).recommission(regionServer(o));
+        }
+        case "add-rs" -> {
+          GStore.allow(o, "--dir");
+          new ServerOperations(ProcessCluster.open(dir, out), out).addRegionServer();
+        }
+        case "remove-rs" -> {
+          GStore.allow(o, "--dir");
+          out.println("removed " + new ServerOperations(ProcessCluster.open(dir, out), out).removeLastRegionServer());
+        }
         case "command" -> {
           GStore.allow(o, "--dir", "--rs", "--role", "--region-servers", "--base-port", "--set");
           ClusterLayout layout = new ClusterLayout(dir, home(), GStore.positive(o, "--region-servers", 3),
@@ -89,6 +119,13 @@ final class ClusterCommand {
       throw GStore.fail("name one process: --rs N or --role zookeeper|namenode|datanode|master");
     }
     return o.containsKey("--rs") ? ClusterLayout.regionServer(GStore.positive(o, "--rs", 1)) : o.get("--role");
+  }
+
+  private static String regionServer(Map<String, String> o) {
+    if (!o.containsKey("--rs")) {
+      throw GStore.fail("name the region server: --rs N");
+    }
+    return ClusterLayout.regionServer(GStore.positive(o, "--rs", 1));
   }
 
   /** The distribution this JVM runs from: {@code bin/gstore} sets {@code gstore.home}. */

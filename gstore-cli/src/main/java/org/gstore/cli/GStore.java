@@ -55,9 +55,11 @@ public final class GStore {
                           (groups: state, members, age, lease and who renews it, unshipped commits; delete one
                            an application left behind, as KeyGroup.delete() would)
              gstore version                         (this release, and the HBase client it was built with)
-             gstore cluster start|stop|status|kill|restart [--dir target/cluster] ...   (gstore cluster help)
+             gstore cluster start|stop|status|kill|restart|rolling-restart|decommission|recommission|add-rs|remove-rs
+                          [--dir target/cluster] ...   (gstore cluster help)
              gstore chaos [--dir target/cluster] [--conf hbase-site.xml] [--minutes 5] [--every 30s]
-                          [--faults kill,pause,move,balance,split,restart,master,partition,skew|all]
+                          [--faults kill,pause,move,balance,split,restart,master,partition,skew,
+                                    rolling-restart,decommission,add-rs|all]
                           [--min-faults N]
                           [--down 5s] [--pause 15s] [--groups 4] [--accounts 8] [--workers 4] [--seed N]
                           [--workload bank|append|both]

@@ -24,7 +24,16 @@ public enum Fault {
   /** G-Store's datagrams between two region servers dropped for 5-30 s, one way or both. */
   PARTITION("partitions"),
   /** One region server's G-Store clock moved by up to the 30 s HBase tolerates, for 10-30 s, then back. */
-  SKEW("skews");
+  SKEW("skews"),
+  /** One step of a rolling restart: a region server's regions moved away, the server stopped and started, its
+   * regions moved back ({@code gstore cluster rolling-restart} does every server so). */
+  ROLLING_RESTART("rolling-restarts"),
+  /** A region server decommissioned (its regions moved away, none assigned to it) and stopped; after the down time,
+   * started and recommissioned. */
+  DECOMMISSION("decommissions"),
+  /** A region server added (the balancer moves regions onto it), then after the down time decommissioned and
+   * removed again: servers joining and leaving. */
+  ADD_RS("added-servers");
 
   private final String counted;
 
@@ -37,6 +46,11 @@ public enum Fault {
     return counted;
   }
 
+  /** The kind's name in {@code --faults} and the {@code stalls} lines: {@code kill}, {@code rolling-restart}. */
+  public String option() {
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
   /** {@code kill,pause,...}; every kind when {@code all}. */
   public static Set<Fault> parse(String list) {
     if (list.equals("all")) {
@@ -45,10 +59,10 @@ public enum Fault {
     Set<Fault> faults = EnumSet.noneOf(Fault.class);
     for (String name : list.split(",")) {
       try {
-        faults.add(valueOf(name.trim().toUpperCase(Locale.ROOT)));
+        faults.add(valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("unknown fault '" + name.trim() + "'; the kinds are "
-            + String.join(",", EnumSet.allOf(Fault.class).stream().map(f -> f.name().toLowerCase(Locale.ROOT))
+            + String.join(",", EnumSet.allOf(Fault.class).stream().map(Fault::option)
                 .toList()));
       }
     }

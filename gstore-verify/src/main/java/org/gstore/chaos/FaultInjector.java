@@ -24,6 +24,7 @@ import org.gstore.common.wire.generated.GStoreProtos.TestFaultRequest;
 import org.gstore.coprocessor.transport.HBaseKeyLocator;
 import org.gstore.testing.process.ClusterLayout;
 import org.gstore.testing.process.ProcessCluster;
+import org.gstore.testing.process.ServerOperations;
 
 /**
  * Injects one fault of a chaos run at a time (or two at once, from two threads: {@code taken} keeps them off each
@@ -55,6 +56,8 @@ final class FaultInjector {
   private final Supplier<Map<String, Set<Integer>>> placement;
   /** Faults injected so far, by kind: the schedule's, counted here as each happens. */
   private final Map<Fault, AtomicInteger> counts;
+  /** The operators' operations: rolling restarts, decommissions, servers added and removed. */
+  private final ServerOperations operations;
 
   /**
    * @param bank the bank, through whose regions test faults reach a server
@@ -77,6 +80,7 @@ final class FaultInjector {
     this.timeline = timeline;
     this.placement = placement;
     this.counts = counts;
+    this.operations = new ServerOperations(cluster, out);
   }
 
   /** Injects one fault, and returns once what it stopped is back and the cluster serves. */
@@ -85,7 +89,8 @@ final class FaultInjector {
     Map<String, Set<Integer>> placedBefore = placement.get();
     int countBefore = counts.get(fault).get();
     Set<Integer> hit = new HashSet<>(); // the region servers it hit, by rpc port
-    boolean hitKnown = fault != Fault.BALANCE && fault != Fault.SPLIT; // what a balancer run or a split moves
+    // what a balancer run, a split or a new server's balancing moves is not known
+    boolean hitKnown = fault != Fault.BALANCE && fault != Fault.SPLIT && fault != Fault.ADD_RS;
     String what = "";
     try {
       what = switch (fault) {
@@ -123,6 +128,33 @@ final class FaultInjector {
             cluster.restart(rs); // kill -9 if it did not stop in time
           }
           yield "graceful stop and start of " + rs;
+        }
+        case ROLLING_RESTART -> {
+          String rs = regionServer(taken);
+          hit.add(rpcPort(rs));
+          operations.restartWithRegionsMoved(rs);
+          counts.get(fault).incrementAndGet();
+          yield "rolling restart's step on " + rs + " (regions moved away and back)";
+        }
+        case DECOMMISSION -> {
+          String rs = regionServer(taken);
+          hit.add(rpcPort(rs));
+          try {
+            operations.decommission(rs);
+            counts.get(fault).incrementAndGet();
+            sleep(down);
+          } finally {
+            operations.recommission(rs);
+          }
+          yield "decommission of " + rs + ", then its return";
+        }
+        case ADD_RS -> {
+          String added = operations.addRegionServer();
+          taken.add(added);
+          counts.get(fault).incrementAndGet();
+          sleep(down);
+          operations.removeLastRegionServer();
+          yield "region server " + added + " added, then decommissioned and removed";
         }
         case MASTER -> {
           try {

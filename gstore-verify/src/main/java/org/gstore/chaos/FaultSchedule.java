@@ -153,7 +153,7 @@ final class FaultSchedule implements Runnable {
         } catch (IOException | RuntimeException e) {
           otherFailure[0] = e;
         }
-      }, "chaos-" + f.name().toLowerCase(java.util.Locale.ROOT));
+      }, "chaos-" + f.option());
       t.start();
       others.add(t);
     }

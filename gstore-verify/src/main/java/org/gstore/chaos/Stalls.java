@@ -36,7 +36,7 @@ public final class Stalls {
   public record KindStalls(Fault kind, int count, Summary gstore, Summary hbase, double unrelatedMax) {
     /** {@code stalls fault=KIND count=N gstore-max=S hbase-max=S unrelated-max=S}, as API.md gives it. */
     public String line() {
-      return "stalls fault=" + kind.name().toLowerCase(Locale.ROOT) + " count=" + count + " gstore-max="
+      return "stalls fault=" + kind.option() + " count=" + count + " gstore-max="
           + seconds(gstore.max()) + " hbase-max=" + seconds(hbase.max()) + " unrelated-max=" + seconds(unrelatedMax);
     }
   }
@@ -97,11 +97,11 @@ public final class Stalls {
   /** The per-kind table a run prints before its {@code stalls} lines. */
   public static List<String> table(List<KindStalls> kinds) {
     List<String> lines = new ArrayList<>();
-    lines.add(String.format(Locale.ROOT, "%-10s %5s | %-29s | %-29s | %s", "fault", "count",
+    lines.add(String.format(Locale.ROOT, "%-15s %5s | %-29s | %-29s | %s", "fault", "count",
         "G-Store: max  median  stalled", "plain HBase: max  median  stalled", "unrelated groups: max"));
     for (KindStalls k : kinds) {
-      lines.add(String.format(Locale.ROOT, "%-10s %5d | %8s %7s %7s       | %8s %7s %7s            | %s",
-          k.kind().name().toLowerCase(Locale.ROOT), k.count(), seconds(k.gstore().max()),
+      lines.add(String.format(Locale.ROOT, "%-15s %5d | %8s %7s %7s       | %8s %7s %7s            | %s",
+          k.kind().option(), k.count(), seconds(k.gstore().max()),
           seconds(k.gstore().median()), share(k.gstore().stalledShare()), seconds(k.hbase().max()),
           seconds(k.hbase().median()), share(k.hbase().stalledShare()), seconds(k.unrelatedMax())));
     }

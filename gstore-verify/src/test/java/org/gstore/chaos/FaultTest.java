@@ -18,9 +18,16 @@ class FaultTest {
   }
 
   @Test
+  void theOperatorsOperationsAreNamedAsApiMdNamesThem() {
+    assertThat(Fault.parse("rolling-restart,decommission,add-rs"))
+        .containsExactly(Fault.ROLLING_RESTART, Fault.DECOMMISSION, Fault.ADD_RS);
+    assertThat(EnumSet.allOf(Fault.class).stream().map(Fault::option)).contains("rolling-restart", "add-rs");
+  }
+
+  @Test
   void theVerdictCountsEachKindByTheIssuesWords() {
     assertThat(EnumSet.allOf(Fault.class).stream().map(Fault::counted))
         .containsExactly("kills", "pauses", "moves", "balances", "splits", "restarts", "masters", "partitions",
-            "skews");
+            "skews", "rolling-restarts", "decommissions", "added-servers");
   }
 }

@@ -47,6 +47,11 @@ public record ClusterLayout(Path dir, Path home, int regionServers, int basePort
     this(dir, home, regionServers, basePort, settings, false);
   }
 
+  /** This layout with {@code n} region servers (a server added or removed while the cluster runs). */
+  public ClusterLayout withRegionServers(int n) {
+    return new ClusterLayout(dir, home, n, basePort, settings, secure);
+  }
+
   /** Every role, in start order: the core roles, then {@code rs1} to {@code rsN}. */
   public List<String> roles() {
     List<String> roles = new ArrayList<>();

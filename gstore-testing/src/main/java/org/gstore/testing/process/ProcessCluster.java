@@ -31,7 +31,8 @@ public final class ProcessCluster {
   /** How often {@link #restart} starts a master that exits before it becomes active. */
   private static final int MASTER_STARTS = 3;
   private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
-  private final ClusterLayout layout;
+  /** Replaced as region servers are added and removed ({@link #addRegionServer}, {@link #removeLastRegionServer}). */
+  private volatile ClusterLayout layout;
   private final PrintStream log;
 
   private ProcessCluster(ClusterLayout layout, PrintStream log) {
@@ -139,6 +140,52 @@ public final class ProcessCluster {
         awaitPortsFree(role, Duration.ofSeconds(60));
       }
     }
+  }
+
+  /** Stops one role as {@code SIGTERM} does (a region server closes its regions), {@code SIGKILL} after 90 s. */
+  public void stopRole(String role) throws IOException {
+    log.println("stopping " + role);
+    node(role).stop(Duration.ofSeconds(90));
+  }
+
+  /** Adds a region server to the running cluster, starts it and waits until it serves; returns its role. */
+  public synchronized String addRegionServer() throws IOException {
+    ClusterLayout grown = layout.withRegionServers(layout.regionServers() + 1);
+    String role = ClusterLayout.regionServer(grown.regionServers());
+    ClusterLayout before = layout;
+    layout = grown;
+    try {
+      checkPortsFree(List.of(role));
+      layout.save();
+      new SiteFiles(layout).writeAll();
+      startRole(role);
+      awaitServing(List.of(role));
+      return role;
+    } catch (IOException | RuntimeException e) {
+      try {
+        node(role).stop(Duration.ofSeconds(30));
+      } catch (IOException stopping) {
+        e.addSuppressed(stopping);
+      }
+      layout = before;
+      layout.save();
+      throw e;
+    }
+  }
+
+  /**
+   * Stops the last region server and drops it from the cluster (move its regions away first: see
+   * {@link ServerOperations#decommission}); returns its role.
+   */
+  public synchronized String removeLastRegionServer() throws IOException {
+    if (layout.regionServers() == 1) {
+      throw new IOException("the cluster's only region server cannot be removed");
+    }
+    String role = ClusterLayout.regionServer(layout.regionServers());
+    stopRole(role);
+    layout = layout.withRegionServers(layout.regionServers() - 1);
+    layout.save();
+    return role;
   }
 
   /** A role that exited while the cluster was awaited. */

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -42,8 +43,10 @@ final class GroupDeletes implements Closeable {
   private final Engine engine;
   private final Consumer<Datagram> send;
   private final long waitMillis;
-  /** Retries the deletes whose commits did not reach HBase within the endpoint wait. */
+  /** Times the retries of the deletes whose commits did not reach HBase within the endpoint wait. */
   private final ScheduledExecutorService retries;
+  /** Runs them: a thread per group being tried at once, so one blocked in HBase holds no other. */
+  private final ExecutorService tries;
   /** The groups whose releases are held and tried: one chain of tries each, however often a client calls. */
   private final Set<GroupRef> finishing = ConcurrentHashMap.newKeySet();
   /** Stops a group's commits ({@link GroupHandover#stopCommits}). */
@@ -78,6 +81,7 @@ final class GroupDeletes implements Closeable {
     this.send = send;
     this.waitMillis = waitMillis;
     this.retries = Executors.newSingleThreadScheduledExecutor(threads);
+    this.tries = Executors.newCachedThreadPool(threads);
   }
 
   /**
@@ -85,27 +89,48 @@ final class GroupDeletes implements Closeable {
    * call for a group whose releases are already held (a client's retry) joins the retries under way.
    */
   CompletableFuture<Reply> delete(ClientRequest.Delete request) throws IOException {
-    Optional<GroupHandover.Release> release = commits.stopCommits(request.group())
-        .filter(r -> finishing.add(r.group()));
-    release.ifPresent(r -> releaseGate.hold(r.group()));
-    CompletableFuture<Reply> reply = engine.submit(request);
-    release.ifPresent(r -> finish(r, waitMillis, 0));
-    return reply;
+    Optional<GroupHandover.Release> release = commits.stopCommits(request.group()).filter(this::startFinishing);
+    try {
+      return engine.submit(request);
+    } finally {
+      release.ifPresent(r -> finish(r, waitMillis, 0));
+    }
+  }
+
+  /**
+   * Holds the group's releases and starts its chain of tries, unless one is under way (a client's retry): under the
+   * lock its chain's end takes too, so a call either finds the releases held or holds them itself.
+   */
+  private boolean startFinishing(GroupHandover.Release release) {
+    synchronized (finishing) {
+      if (!finishing.add(release.group())) {
+        return false;
+      }
+      releaseGate.hold(release.group());
+      return true;
+    }
   }
 
   /**
    * Lets the group's releases go once its commits are durable in HBase; tried again every second until they are.
-   * Only the delete call's own try waits the endpoint wait: the retries share one thread with every other group's,
-   * so each waits {@link #RETRY_WAIT_MS} at most, and a group whose commit stays out of HBase holds no other back.
+   * Only the delete call's own try waits the endpoint wait; each retry waits {@link #RETRY_WAIT_MS} per step, on
+   * a thread of its own (a step may block in an HBase call for the client's whole retry time), so a group whose
+   * commit stays out of HBase holds no other back.
    */
   private void finish(GroupHandover.Release release, long waitMs, int failures) {
     try {
       release.awaitDurable(waitMs);
       // under the writer's halt lock: a zombie's word may be stale, and the leader region's next host sends them
-      if (!exit.letOut(() -> releaseGate.open(release.group(), self).forEach(send))) {
+      boolean sent = exit.letOut(() -> {
+        synchronized (finishing) {
+          releaseGate.open(release.group(), self).forEach(send);
+          finishing.remove(release.group());
+        }
+      });
+      if (!sent) {
+        finishing.remove(release.group()); // the gate keeps them: this server lets nothing out any more
         LOG.info("G-Store on a halted server keeps the releases of {} to the leader's next host", release.group());
       }
-      finishing.remove(release.group());
       return;
     } catch (IOException e) {
       if (failures % WARN_EVERY == 0) {
@@ -117,7 +142,7 @@ final class GroupDeletes implements Closeable {
     }
     try {
       long retryWaitMs = Math.min(waitMillis, RETRY_WAIT_MS);
-      retries.schedule(() -> finish(release, retryWaitMs, failures + 1), 1, TimeUnit.SECONDS);
+      retries.schedule(() -> tries.execute(() -> finish(release, retryWaitMs, failures + 1)), 1, TimeUnit.SECONDS);
     } catch (RejectedExecutionException closing) {
       // the WAL keeps the commits; the leader region's next host sends the releases, after replaying it if need be
       finishing.remove(release.group());
@@ -133,5 +158,6 @@ final class GroupDeletes implements Closeable {
   @Override
   public void close() {
     retries.shutdownNow();
+    tries.shutdownNow();
   }
 }

@@ -150,6 +150,17 @@ public final class RecoveryZnodes implements ClaimStore {
     });
   }
 
+  /**
+   * Whether this session still holds the recovery lock of {@code deadServer} (it lapses with an expired session,
+   * and another server may then take it): checked before a replay's writes that another replayer must not repeat.
+   */
+  boolean holdsLock(String deadServer) throws IOException {
+    return call(() -> {
+      org.apache.zookeeper.data.Stat stat = zk().exists(locksPath + "/" + deadServer, false);
+      return stat != null && stat.getEphemeralOwner() == zk().getSessionId();
+    });
+  }
+
   void unlock(String deadServer) {
     try {
       delete(locksPath + "/" + deadServer);

@@ -65,7 +65,9 @@ final class ReplayedGroups {
     }
     String name = PREFIX + System.currentTimeMillis() + "-" + System.nanoTime();
     Path writing = new Path(fenced, name + WRITING);
-    try (FSDataOutputStream out = fs.create(writing, false)) {
+    // never recursive: a pass that lost the log's lock must not bring back a directory another renamed since
+    try (FSDataOutputStream out = fs.createNonRecursive(writing, false, 4096, fs.getDefaultReplication(writing),
+        fs.getDefaultBlockSize(writing), null)) {
       for (Map.Entry<GroupRef, Long> group : replayed.entrySet()) {
         out.write(WalFormat.frame(WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(group.getKey()))
             .setCommitTs(group.getValue()).setTxnId("").setPersistedMark(true).build().toByteArray()));

@@ -325,10 +325,14 @@ public final class WalRecovery {
         batch.add(new Shipment(DatagramCodec.fromProto(r.getGroup()), r.getCommitTs(), r.getTxnId(),
             r.getWritesList(), null));
         if (batch.size() == BATCH) {
+          checkLockHeld(server);
           skipped += writer.write(batch, stopped);
           replayed += noteWritten(batch, stopped, written);
           batch.clear();
         }
+      }
+      if (!batch.isEmpty()) {
+        checkLockHeld(server);
       }
       skipped += writer.write(batch, stopped);
       replayed += noteWritten(batch, stopped, written);
@@ -337,6 +341,7 @@ public final class WalRecovery {
       // the other groups' commits are in HBase: marked, so that their regions open and no later attempt writes
       // them again; the stopped groups hold the log (and only their own regions) until HBase takes their commits
       stopped.keySet().forEach(written::remove);
+      checkLockHeld(server);
       ReplayedGroups.write(fs, fenced, written);
       fencedLogs.forget(server);
       throw new IOException("HBase refuses commits of " + stopped.size() + " of its groups for good ("
@@ -371,6 +376,18 @@ public final class WalRecovery {
       filter.observe(Long.MAX_VALUE, mark); // after every record of the log
     }
     return filter;
+  }
+
+  /**
+   * Fails if this server's lock of the log lapsed (its ZooKeeper session expired): another server may replay the
+   * log now and let groups serve, whose old commits this one must not write after. Checked once a batch; a write
+   * in flight as the session expires is not fenced by it.
+   */
+  private void checkLockHeld(String server) throws IOException {
+    if (!coordination.holdsLock(server)) {
+      throw new IOException("lost the replay lock of " + server + " (ZooKeeper session expired); another server"
+          + " replays it");
+    }
   }
 
   /** Notes the newest commit written of each group in {@code batch} but the stopped; returns how many those are. */

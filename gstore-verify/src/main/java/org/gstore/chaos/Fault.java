@@ -41,6 +41,11 @@ public enum Fault {
     this.counted = counted;
   }
 
+  /** Whether this is an operator's planned operation rather than a failure. */
+  public boolean operation() {
+    return this == ROLLING_RESTART || this == DECOMMISSION || this == ADD_RS;
+  }
+
   /** The word that counts this kind in the verdict line. */
   public String counted() {
     return counted;

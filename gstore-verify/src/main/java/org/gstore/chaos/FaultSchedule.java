@@ -112,19 +112,20 @@ final class FaultSchedule implements Runnable {
     }
   }
 
-  /** The next kind of the shuffled cycle and, one time in three, another kind at the same time. */
+  /**
+   * The next kind of the shuffled cycle and, one time in three, another kind at the same time; never two of an
+   * operator's operations at once (no operator restarts one server while decommissioning another).
+   */
   private List<Fault> pick() {
     if (cycle.isEmpty()) {
       cycle.addAll(kinds);
       Collections.shuffle(cycle, random);
     }
-    List<Fault> now = new ArrayList<>(List.of(cycle.remove(0)));
-    if (kinds.size() > 1 && random.nextInt(3) == 0) {
-      Fault second;
-      do {
-        second = kinds.get(random.nextInt(kinds.size()));
-      } while (second == now.get(0));
-      now.add(second);
+    Fault first = cycle.remove(0);
+    List<Fault> now = new ArrayList<>(List.of(first));
+    List<Fault> others = kinds.stream().filter(k -> k != first && !(k.operation() && first.operation())).toList();
+    if (!others.isEmpty() && random.nextInt(3) == 0) {
+      now.add(others.get(random.nextInt(others.size())));
     }
     return now;
   }

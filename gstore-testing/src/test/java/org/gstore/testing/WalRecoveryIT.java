@@ -258,8 +258,9 @@ class WalRecoveryIT {
       // tables without G-Store: their rows are in no group here, which G-Store's hook would refuse a replay to write
       admin.createTable(TableDescriptorBuilder.newBuilder(fineTable)
           .setColumnFamily(ColumnFamilyDescriptorBuilder.of("a")).build());
+      // without the family the stuck commit writes, from the start: the cluster's own region servers replay dead
+      // logs too as regions open, and one could replay the log before a family dropped later is gone
       admin.createTable(TableDescriptorBuilder.newBuilder(refusing)
-          .setColumnFamily(ColumnFamilyDescriptorBuilder.of("a"))
           .setColumnFamily(ColumnFamilyDescriptorBuilder.of("b")).build());
       SharedWal wal = openWal(deadFs, root, server);
       wal.append(marked, record(marked, "persisted-before", fineTable, "marked-row")).get(30, TimeUnit.SECONDS);
@@ -269,26 +270,28 @@ class WalRecoveryIT {
       wal.append(stuck, record(stuck, "into-a-dropped-family", refusing)).get(30, TimeUnit.SECONDS);
       wal.append(fine, record(fine, "replayable-beside", fineTable, "fine-row")).get(30, TimeUnit.SECONDS);
       wal.close();
-      admin.deleteColumnFamily(refusing, Bytes.toBytes("a")); // HBase refuses the stuck commit for good now
       ZooKeeper zk = TestZooKeeper.session(conf);
       try {
         WalRecovery recovery = recovery(cluster, recoveryFs, zk, 2_000);
         assertThatThrownBy(() -> recovery.recoverDeadServers(stuck.id().leader()::equals))
             .as("the refused group's region waits, told why").isInstanceOf(IOException.class)
             .hasMessageContaining(server).hasMessageContaining("refuses");
-        recovery.recoverDeadServers(fine.id().leader()::equals, WalRecovery.REGION_WAIT_MILLIS);
+        // (a region server of the cluster may hold the log's lock a while: the region waits at most its attempt)
+        Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(
+            () -> recovery.recoverDeadServers(fine.id().leader()::equals, WalRecovery.REGION_WAIT_MILLIS));
         assertThat(recorded(cluster, fine, "replayable-beside")).isTrue();
         assertThat(cluster.getConnection().getTable(fineTable).exists(new Get(Bytes.toBytes("fine-row"))))
             .as("the other group's commit is in HBase").isTrue();
-        recovery.recoverDeadServers(marked.id().leader()::equals, WalRecovery.REGION_WAIT_MILLIS);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(
+            () -> recovery.recoverDeadServers(marked.id().leader()::equals, WalRecovery.REGION_WAIT_MILLIS));
 
         admin.addColumnFamily(refusing, ColumnFamilyDescriptorBuilder.of("a")); // the cause is gone
         WalRecovery.Pass pass = Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
             .until(() -> recovery.recoverDeadServers(stuck.id().leader()::equals), p -> true);
         assertThat(cluster.getConnection().getTable(refusing).exists(new Get(Bytes.toBytes("row"))))
             .as("the refused commit lands once HBase takes it").isTrue();
-        assertThat(pass.commitsReplayed()).as("only the refused group's commit: the others are marked replayed")
-            .isEqualTo(1);
+        assertThat(pass.commitsReplayed()).as("at most the refused group's commit (none if a region server of the"
+            + " cluster finished the log): the others are marked replayed").isLessThanOrEqualTo(1);
       } finally {
         zk.close();
       }

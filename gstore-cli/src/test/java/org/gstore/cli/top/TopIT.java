@@ -66,13 +66,8 @@ class TopIT {
           } catch (java.io.IOException e) {
             // a transient refusal (a region busy opening, a conflict) must not end the load: the view's rate would
             // then be zero for a reason the view has nothing to do with; if every call fails, the rate is zero
-            // and the assertions below fail, naming the last error
+            // and the assertions below fail, naming the last error (transact backs off by itself)
             lastError.set(e);
-            try {
-              Thread.sleep(100);
-            } catch (InterruptedException stop) {
-              return;
-            }
           }
         }
       }, "top-it-writer");

@@ -5,8 +5,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.IntToLongFunction;
 import java.util.function.LongSupplier;
-
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,6 +108,7 @@ public final class PersistenceHeartbeat implements Runnable {
       if (again > 0) {
         LOG.info("G-Store ships {} commits again: region server {} died before persisting them", again,
             death.server());
+        OutageStep.instant(OutageStep.Kind.SHIP_AGAIN, self, death.server(), log, "unpersisted=" + again);
       }
     }
     for (PersistenceTracker.Death suspect : hb.zombieWindowsClosed()) {
@@ -118,6 +117,7 @@ public final class PersistenceHeartbeat implements Runnable {
       if (again > 0) {
         LOG.info("G-Store ships {} commits again that region server {} may have acknowledged after it was declared"
             + " dead", again, suspect.server());
+        OutageStep.instant(OutageStep.Kind.SHIP_AGAIN, self, suspect.server(), log, "after-zombie-window=" + again);
       }
     }
     if (hb.shipEverythingAgain()) {

@@ -71,6 +71,9 @@ public final class BankChaos {
   /** Where this run's files go: the history, the timeline. */
   private final java.nio.file.Path runDir;
   private final Timeline timeline = new Timeline(System.nanoTime());
+  /** The wall clock at the run's start, and its monotonic clock then: steps in the servers' logs carry the first. */
+  private final long startMillis = System.currentTimeMillis();
+  private final long startNanos = System.nanoTime();
 
   public BankChaos(Connection connection, ProcessCluster cluster, Settings settings, PrintStream out) {
     this.connection = connection;
@@ -168,12 +171,40 @@ public final class BankChaos {
       List<Stalls.KindStalls> stalls = timeline.stalls().summarize(faultsEnded);
       Stalls.table(stalls).forEach(line -> out.println("chaos: " + line));
       stalls.forEach(k -> out.println(k.line()));
+      explain(stalls);
       if (history != null) {
         out.println(history.line());
       }
       out.printf("%s commits=%d lost=%d duplicated=%d invariant=%s%n", verdict, acknowledged.size(), check.lost(),
           check.accountsOff(), ok ? "ok" : "broken");
       return new Outcome(counts, acknowledged.size(), check.lost(), check.accountsOff(), history, ok);
+    }
+  }
+
+  /**
+   * For each kind's longest G-Store stall of a second or more, the steps G-Store's region servers logged during it
+   * ({@link StallSteps}): where its seconds went.
+   */
+  private void explain(List<Stalls.KindStalls> stalls) {
+    StallSteps steps;
+    try {
+      steps = StallSteps.read(cluster.layout().dir(), startMillis);
+    } catch (IOException e) {
+      out.println("chaos: cannot read the region servers' step lines (" + e + ")");
+      return;
+    }
+    for (Stalls.KindStalls k : stalls) {
+      Stalls.Worst worst = k.worst();
+      if (worst == null || worst.seconds() < Stalls.STALLED_NANOS / 1e9) {
+        continue;
+      }
+      long from = startMillis + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(worst.startNanos() - startNanos);
+      long to = from + (long) (worst.seconds() * 1000);
+      List<StallSteps.Entry> during = steps.during(from, to);
+      out.printf(java.util.Locale.ROOT, "chaos: the longest %s stall, %.1f s of %s from +%.1f s: %s%n",
+          k.kind().option(), worst.seconds(), worst.client(), (from - startMillis) / 1000.0,
+          during.isEmpty() ? "no G-Store step logged during it" : during.size() + " kinds of G-Store step");
+      during.forEach(e -> out.println("chaos:   " + e.describe()));
     }
   }
 

@@ -32,8 +32,14 @@ public final class Stalls {
    */
   public record Injected(Fault kind, long startNanos, Set<Integer> hit, Map<String, Set<Integer>> placement) {}
 
-  /** What one kind of fault cost, in seconds; NaN where no client of that side was measured. */
-  public record KindStalls(Fault kind, int count, Summary gstore, Summary hbase, double unrelatedMax) {
+  /** A G-Store client's longest stall at a fault of a kind: whose, from when ({@code System.nanoTime}), seconds. */
+  public record Worst(String client, long startNanos, double seconds) {}
+
+  /**
+   * What one kind of fault cost, in seconds; NaN where no client of that side was measured. {@code worst} is
+   * G-Store's longest stall, null when none was measured.
+   */
+  public record KindStalls(Fault kind, int count, Summary gstore, Summary hbase, double unrelatedMax, Worst worst) {
     /** {@code stalls fault=KIND count=N gstore-max=S hbase-max=S unrelated-max=S}, as API.md gives it. */
     public String line() {
       return "stalls fault=" + kind.option() + " count=" + count + " gstore-max="
@@ -76,6 +82,7 @@ public final class Stalls {
       List<Double> gstore = new ArrayList<>();
       List<Double> hbase = new ArrayList<>();
       double unrelated = Double.NaN;
+      Worst worst = null;
       for (Injected f : injected) {
         for (Map.Entry<String, Client> c : clients.entrySet()) {
           double stall = c.getValue().stallAt(f.startNanos(), endNanos);
@@ -83,13 +90,16 @@ public final class Stalls {
             continue;
           }
           (c.getValue().gstore ? gstore : hbase).add(stall);
+          if (c.getValue().gstore && (worst == null || stall > worst.seconds())) {
+            worst = new Worst(c.getKey(), f.startNanos(), stall);
+          }
           Set<Integer> rows = f.placement().get(c.getKey());
           if (c.getValue().gstore && f.hit() != null && rows != null && rows.stream().noneMatch(f.hit()::contains)) {
             unrelated = Double.isNaN(unrelated) ? stall : Math.max(unrelated, stall);
           }
         }
       }
-      out.add(new KindStalls(kind, injected.size(), Summary.of(gstore), Summary.of(hbase), unrelated));
+      out.add(new KindStalls(kind, injected.size(), Summary.of(gstore), Summary.of(hbase), unrelated, worst));
     });
     return out;
   }

@@ -45,6 +45,8 @@ class StallsTest {
     assertThat(kill.hbase().median()).isEqualTo(4.5);
     assertThat(kill.gstore().stalledShare()).isEqualTo(1.0);
     assertThat(kill.unrelatedMax()).isEqualTo(1.5);
+    assertThat(kill.worst()).as("G-Store's longest stall: whose, from when")
+        .isEqualTo(new Stalls.Worst("near", 19 * S + S / 2, 12.5));
     assertThat(kill.line()).isEqualTo("stalls fault=kill count=1 gstore-max=12.5 hbase-max=8.5 unrelated-max=1.5");
     Stalls.KindStalls balance = kinds.get(1);
     assertThat(balance.gstore().max()).isEqualTo(0.5);

@@ -168,8 +168,8 @@ public final class GStoreServer implements GroupService, Closeable {
     }, hosted, locator, metrics, writer, waiters, threads("protocol"), threads("engine-start"));
     this.transactions = new ServerTransactions(env.getConfiguration(), config, hbase, hosted, wal, shipper, metrics,
         runtime::awaitGroup, this::leadsHere, faults::now, threads("cache-reads"));
-    this.regions = new RegionLifecycle(tables, hosted, runtime, writer, recovery, transactions.handover(), metrics,
-        host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
+    this.regions = new RegionLifecycle(serverName.getServerName(), tables, hosted, runtime, writer, recovery,
+        transactions.handover(), metrics, host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
     ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
         recoveryZnodes, System::currentTimeMillis, regions::longestReplayWaitMillis);
     this.beats = new ServerBeats(watch, stateLog, config.recoveryHeartbeatMillis(), this::threads);

@@ -13,6 +13,7 @@ import org.gstore.common.protocol.Key;
 import org.gstore.common.protocol.Step;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.gstore.coprocessor.txn.GroupHandover;
+import org.gstore.recovery.OutageStep;
 import org.gstore.recovery.hbase.WalFiles;
 import org.gstore.recovery.hbase.WalRecovery;
 import org.slf4j.Logger;
@@ -68,15 +69,21 @@ final class RegionLifecycle implements Closeable {
   private volatile boolean closed;
   /** Regions waiting for the replay of a dead server's WAL, and since when (for the REPLAY_BLOCKED alert). */
   private final java.util.Map<String, Long> replayWaits = new java.util.concurrent.ConcurrentHashMap<>();
+  /** This region server's name, in its {@link OutageStep} lines. */
+  private final String self;
+  /** Per region opening here: its open step, then its wait for dead servers' WALs; each ends once. */
+  private final java.util.Map<String, OutageStep> opening = new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.Map<String, OutageStep> waitingForReplay = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param serverStopping whether the region server stops as a whole (every region closes, none reopens here)
    * @param crashed whether G-Store stopped here as if killed: a closing region then drains nothing
    */
-  RegionLifecycle(StateTables tables, HostedRegions hosted, ProtocolRuntime runtime, StepWriter writer,
+  RegionLifecycle(String self, StateTables tables, HostedRegions hosted, ProtocolRuntime runtime, StepWriter writer,
       WalRecovery recovery, GroupHandover handover, GStoreMetrics metrics, BooleanSupplier serverStopping,
       BooleanSupplier crashed, java.util.function.BiConsumer<String, Throwable> fatal, ThreadFactory loaderThreads,
       ThreadFactory recoveryThreads) {
+    this.self = self;
     this.writer = writer;
     this.fatal = fatal;
     this.tables = tables;
@@ -95,6 +102,9 @@ final class RegionLifecycle implements Closeable {
   /** A G-Store region opened here: it serves once its state is loaded and no dead server's log is unreplayed. */
   void opened(Region region) {
     phases.opened(region.getRegionInfo().getEncodedName());
+    String name = region.getRegionInfo().getRegionNameAsString();
+    endStep(opening.put(region.getRegionInfo().getEncodedName(),
+        OutageStep.start(OutageStep.Kind.REGION_OPEN, self, null, name)), "reopened");
     runtime.engine().thenAcceptAsync(e -> load(region, Backoff.FIRST_MILLIS), loaderThread);
   }
 
@@ -168,6 +178,8 @@ final class RegionLifecycle implements Closeable {
             info.getRegionNameAsString());
       }
       replayWaits.putIfAbsent(info.getEncodedName(), System.currentTimeMillis());
+      waitingForReplay.computeIfAbsent(info.getEncodedName(),
+          r -> OutageStep.start(OutageStep.Kind.REPLAY_WAIT, self, null, info.getRegionNameAsString()));
       try {
         recoveryThread.schedule(() -> serveAfterRecovery(region, Backoff.next(backoff)), backoff,
             TimeUnit.MILLISECONDS);
@@ -177,6 +189,7 @@ final class RegionLifecycle implements Closeable {
       return;
     }
     replayWaits.remove(info.getEncodedName());
+    endStep(waitingForReplay.remove(info.getEncodedName()), "ok");
     runtime.input(engine -> {
       if (!phases.isOpen(info.getEncodedName())) {
         return Step.NOTHING; // closed while loading
@@ -186,6 +199,7 @@ final class RegionLifecycle implements Closeable {
         return Step.NOTHING; // began to close meanwhile: its next host loads it
       }
       engine.load(state.groups(), state.owners(), ProtocolRuntime.now());
+      endStep(opening.remove(info.getEncodedName()), "serving");
       LOG.debug("G-Store loaded {} groups and {} grouped rows of {}", state.groups().size(),
           state.owners().size(), info.getRegionNameAsString());
       return Step.NOTHING;
@@ -203,6 +217,8 @@ final class RegionLifecycle implements Closeable {
    */
   void closing(RegionInfo info) throws java.io.IOException {
     replayWaits.remove(info.getEncodedName()); // its next host waits for the replay, if anyone must
+    endStep(waitingForReplay.remove(info.getEncodedName()), "closed");
+    endStep(opening.remove(info.getEncodedName()), "closed");
     if (crashed.getAsBoolean()) {
       if (phases.isOpen(info.getEncodedName()) && !serverStopping.getAsBoolean()) {
         // G-Store stopped here as if crashed (a fatal cause, or a test's kill) but HBase still serves: a close that
@@ -216,9 +232,11 @@ final class RegionLifecycle implements Closeable {
     if (!phases.closing(info.getEncodedName())) {
       return;
     }
+    OutageStep drain = OutageStep.start(OutageStep.Kind.REGION_DRAIN, self, null, info.getRegionNameAsString());
     try {
       handover.regionClosing(k -> HostedRegions.contains(info, k), serverStopping);
     } catch (java.io.InterruptedIOException e) {
+      drain.failed(e);
       cannotDrain(info, e);
       return;
     }
@@ -226,12 +244,21 @@ final class RegionLifecycle implements Closeable {
     try {
       runtime.unload(k -> HostedRegions.contains(info, k), () -> hosted.remove(info))
           .get(waitMillis, TimeUnit.MILLISECONDS);
+      drain.ok();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      drain.failed(e);
       cannotDrain(info, e);
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
         | RuntimeException e) {
+      drain.failed(e);
       cannotDrain(info, e);
+    }
+  }
+
+  private static void endStep(OutageStep step, String outcome) {
+    if (step != null) {
+      step.end(outcome);
     }
   }
 

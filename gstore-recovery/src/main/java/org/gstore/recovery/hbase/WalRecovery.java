@@ -21,6 +21,7 @@ import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.recovery.ClaimStore;
 import org.gstore.recovery.CommitSink;
 import org.gstore.recovery.LogId;
+import org.gstore.recovery.OutageStep;
 import org.gstore.recovery.ReplayFilter;
 import org.gstore.recovery.Shipment;
 import org.slf4j.Logger;
@@ -297,6 +298,18 @@ public final class WalRecovery {
   }
 
   private boolean replay(String server, long[] counts) throws IOException {
+    OutageStep step = OutageStep.start(OutageStep.Kind.WAL_REPLAY, selfServer, LogId.serverOf(server), server);
+    try {
+      boolean replayed = replayFenced(server, counts);
+      step.end(replayed ? "written=" + counts[0] : "nothing");
+      return replayed;
+    } catch (IOException | RuntimeException e) {
+      step.failed(e);
+      throw e;
+    }
+  }
+
+  private boolean replayFenced(String server, long[] counts) throws IOException {
     long start = System.currentTimeMillis();
     List<Path> files = fencer.fence(server);
     if (files == null) {

@@ -161,6 +161,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
     if (server == null) {
       return;
     }
+    server.writeFence().awaitLoaded(env.getRegionInfo());
     IOException[] refusals = new IOException[batch.size()];
     IOException first = null;
     for (int i = 0; i < batch.size(); i++) {
@@ -237,6 +238,9 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   }
 
   private void checkWrite(Mutation m) throws IOException {
+    if (server != null) {
+      server.writeFence().awaitLoaded(env.getRegionInfo());
+    }
     throwIfRefused(fence -> fence.refusal(env.getRegionInfo(), m));
   }
 

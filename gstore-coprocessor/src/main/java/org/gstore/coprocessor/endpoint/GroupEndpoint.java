@@ -372,7 +372,7 @@ public final class GroupEndpoint extends GStoreProtos.GStoreService {
     if (!HostedRegions.contains(region.getRegionInfo(), leader)) {
       throw new NotServingRegionException(leader + " is not in " + region.getRegionInfo().getRegionNameAsString());
     }
-    if (!server.isReady(region.getRegionInfo())) {
+    if (!server.awaitReady(region.getRegionInfo(), HostedRegions.LOAD_WAIT_MILLIS)) {
       throw new org.apache.hadoop.hbase.RegionTooBusyException(
           "G-Store is loading the group state of " + region.getRegionInfo().getRegionNameAsString());
     }

@@ -229,6 +229,11 @@ public final class GStoreServer implements GroupService, Closeable {
   }
 
   @Override
+  public boolean awaitReady(RegionInfo info, long millis) {
+    return hosted.awaitReady(info, millis);
+  }
+
+  @Override
   public boolean leadsHere(Key leader) {
     return regions.serves(leader);
   }

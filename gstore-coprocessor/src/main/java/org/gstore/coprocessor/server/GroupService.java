@@ -54,6 +54,12 @@ public interface GroupService {
   /** Whether the engine serves the region's rows (G-Store calls may be answered). */
   boolean isReady(RegionInfo region);
 
+  /**
+   * {@link #isReady}, waiting at most {@code millis} while the region loads, so that a call arriving during a load
+   * is answered when it ends rather than refused for all of it (see {@code RegionPhases#await}).
+   */
+  boolean awaitReady(RegionInfo region, long millis);
+
   /** Whether {@code leader} is in a region this server serves and that is not closing. */
   boolean leadsHere(Key leader);
 

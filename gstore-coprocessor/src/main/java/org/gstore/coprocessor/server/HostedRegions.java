@@ -17,6 +17,8 @@ import org.gstore.common.protocol.Key;
  * concurrently by RPC handlers (fencing, endpoint) and the protocol threads.
  */
 public final class HostedRegions {
+  /** How long a call waits for its region to load before it is refused (HBase's busy wait is 1 s too). */
+  public static final long LOAD_WAIT_MILLIS = 1_000;
   private final Map<String, ConcurrentSkipListMap<byte[], Region>> ready = new ConcurrentHashMap<>();
   private final Map<Key, GroupRef> fenced = new ConcurrentHashMap<>();
   /** Where each region is in its life: writes are checked once its fence is loaded, before the engine serves it. */
@@ -36,6 +38,16 @@ public final class HostedRegions {
     return phases.takesWrites(info.getEncodedName());
   }
 
+  /** {@link #isWritable}, waiting at most {@code millis} while the region loads ({@link RegionPhases#await}). */
+  boolean awaitWritable(RegionInfo info, long millis) {
+    return phases.await(info.getEncodedName(), phases::takesWrites, millis);
+  }
+
+  /** {@link #isReady}, waiting at most {@code millis} while the region loads ({@link RegionPhases#await}). */
+  boolean awaitReady(RegionInfo info, long millis) {
+    return phases.await(info.getEncodedName(), r -> isReady(info), millis);
+  }
+
   /** The engine serves the region's rows, unless it began to close; false then. */
   boolean markReady(Region region) {
     RegionInfo info = region.getRegionInfo();
@@ -44,6 +56,7 @@ public final class HostedRegions {
     }
     ready.computeIfAbsent(info.getTable().getNameAsString(), t -> new ConcurrentSkipListMap<>(Bytes.BYTES_COMPARATOR))
         .put(info.getStartKey(), region);
+    phases.changed(); // ready only now: calls waiting for it go on
     return true;
   }
 

@@ -59,6 +59,11 @@ final class RegionLifecycle implements Closeable {
    * and the others do not wait.
    */
   private static final long STOPPING_DRAIN_MILLIS = 5_000;
+  /**
+   * The longest pause between a loading region's tries (its state tables or a dead server's WAL not ready yet): a
+   * try costs a few reads, and every second between the cause's end and the next try is a second its rows stall.
+   */
+  private static final long LOAD_RETRY_MAX_MILLIS = 1_000;
   private final StepWriter writer;
   /** Stops the region server as if it had crashed. */
   private final java.util.function.BiConsumer<String, Throwable> fatal;
@@ -145,7 +150,7 @@ final class RegionLifecycle implements Closeable {
     } catch (java.io.IOException | RuntimeException e) { // the region must not wait on a task that ended
       LOG.info("cannot load G-Store state of {} yet ({}); retrying", info.getRegionNameAsString(), e.toString());
       try {
-        loaderThread.schedule(() -> load(region, Backoff.next(backoff)), backoff, TimeUnit.MILLISECONDS);
+        loaderThread.schedule(() -> load(region, Math.min(Backoff.next(backoff), LOAD_RETRY_MAX_MILLIS)), backoff, TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException stopping) {
         // G-Store is stopping here: the region's next host loads it
       }
@@ -181,7 +186,7 @@ final class RegionLifecycle implements Closeable {
       waitingForReplay.computeIfAbsent(info.getEncodedName(),
           r -> OutageStep.start(OutageStep.Kind.REPLAY_WAIT, self, null, info.getRegionNameAsString()));
       try {
-        recoveryThread.schedule(() -> serveAfterRecovery(region, Backoff.next(backoff)), backoff,
+        recoveryThread.schedule(() -> serveAfterRecovery(region, Math.min(Backoff.next(backoff), LOAD_RETRY_MAX_MILLIS)), backoff,
             TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException stopping) {
         // G-Store is stopping here: the region's next host recovers

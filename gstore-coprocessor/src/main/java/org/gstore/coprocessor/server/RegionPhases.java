@@ -2,6 +2,9 @@ package org.gstore.coprocessor.server;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Where each G-Store region open on this server is in its life, by encoded region name (unique per region, daughters
@@ -28,11 +31,68 @@ import java.util.concurrent.ConcurrentHashMap;
 final class RegionPhases {
   enum Phase { LOADING, FENCED, SERVING, CLOSING }
 
+  /**
+   * How many calls may wait at once for regions to load ({@link #await}): each holds an RPC handler (HBase starts 30
+   * by default), so the rest are refused at once, as before, and the server keeps handlers for other regions.
+   */
+  static final int MAX_WAITING_CALLS = 8;
+
   private final Map<String, Phase> phases = new ConcurrentHashMap<>();
+  private final Semaphore waitingCalls = new Semaphore(MAX_WAITING_CALLS);
+  /** Notified at every transition, for {@link #await}. */
+  private final Object changed = new Object();
 
   /** The region opened here: its load begins (a region reopened here begins anew). */
   void opened(String region) {
     phases.put(region, Phase.LOADING);
+    changed();
+  }
+
+  /**
+   * Waits at most {@code millis} while the region loads (LOADING or FENCED) and {@code done} is false; returns
+   * {@code done}'s last answer. A call that arrives while its region loads waits here for the load rather than being
+   * refused at once: HBase's client backs off longer after each refusal (10 s and more after eight), so refusing
+   * a call for the whole of a load made its client come back seconds after the region served, as HBase itself
+   * waits {@code hbase.busy.wait.duration} before it refuses a busy region. At most {@link #MAX_WAITING_CALLS} wait.
+   */
+  boolean await(String region, Predicate<String> done, long millis) {
+    if (done.test(region) || !waitingCalls.tryAcquire()) {
+      return done.test(region);
+    }
+    try {
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+      synchronized (changed) {
+        while (!done.test(region) && isLoading(region)) {
+          long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+          if (left <= 0) {
+            break;
+          }
+          changed.wait(left);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      waitingCalls.release();
+    }
+    return done.test(region);
+  }
+
+  /** How many calls wait in {@link #await} now. */
+  int callsWaiting() {
+    return MAX_WAITING_CALLS - waitingCalls.availablePermits();
+  }
+
+  /** Wakes the calls waiting in {@link #await}: a region moved on (or became ready: {@link HostedRegions}). */
+  void changed() {
+    synchronized (changed) {
+      changed.notifyAll();
+    }
+  }
+
+  private boolean isLoading(String region) {
+    Phase p = phases.get(region);
+    return p == Phase.LOADING || p == Phase.FENCED;
   }
 
   /** LOADING to FENCED; false if the region is in another phase (it began to close meanwhile). */
@@ -55,12 +115,14 @@ final class RegionPhases {
       moved[0] = p != Phase.CLOSING;
       return p == Phase.LOADING ? null : Phase.CLOSING;
     });
+    changed();
     return moved[0];
   }
 
   /** The region's close finished: it is forgotten (if it is still closing). */
   void closed(String region) {
     phases.remove(region, Phase.CLOSING);
+    changed();
   }
 
   /** Whether the region is open and not closing. */
@@ -76,6 +138,8 @@ final class RegionPhases {
   }
 
   private boolean move(String region, Phase from, Phase to) {
-    return phases.replace(region, from, to);
+    boolean moved = phases.replace(region, from, to);
+    changed();
+    return moved;
   }
 }

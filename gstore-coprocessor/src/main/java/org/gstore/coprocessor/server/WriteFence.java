@@ -37,6 +37,15 @@ public final class WriteFence {
     this.fencesPlainWrites = plant != TestPlant.SKIP_FENCE;
   }
 
+  /**
+   * Waits, at most {@link RegionPhases#LOAD_WAIT_MILLIS}, while region {@code info} loads its rows' group state:
+   * once per batch, before its writes are checked, so that a write arriving during a load is applied when the
+   * load ends rather than refused for all of it.
+   */
+  public void awaitLoaded(RegionInfo info) {
+    hosted.awaitWritable(info, HostedRegions.LOAD_WAIT_MILLIS);
+  }
+
   /** Why {@code m}, to a row of region {@code info}, must not be applied; null if it may. */
   public IOException refusal(RegionInfo info, Mutation m) {
     if (!hosted.isWritable(info)) {

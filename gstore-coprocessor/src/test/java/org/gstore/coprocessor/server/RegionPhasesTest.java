@@ -2,6 +2,11 @@ package org.gstore.coprocessor.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The life of a region on one server, and the races with a close that the phases settle. */
@@ -69,5 +74,57 @@ class RegionPhasesTest {
     phases.opened("daughter-a");
     phases.fenced("daughter-a");
     assertThat(phases.takesWrites("daughter-b")).isFalse();
+  }
+
+  @Test
+  void aCallWaitingForItsRegionToLoadGoesOnTheMomentItIsFenced() throws Exception {
+    phases.opened("r");
+    long began = System.nanoTime();
+    CompletableFuture<Boolean> call = CompletableFuture.supplyAsync(() -> phases.await("r", phases::takesWrites,
+        60_000));
+
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> phases.callsWaiting() == 1);
+    phases.fenced("r");
+
+    assertThat(call.get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began)).as("woken, not timed out").isLessThan(10_000);
+  }
+
+  @Test
+  void aCallIsRefusedAfterItsWaitWhileTheRegionStillLoadsAndAtOnceWhenItCloses() throws Exception {
+    phases.opened("r");
+    long began = System.nanoTime();
+    assertThat(phases.await("r", phases::takesWrites, 300)).isFalse();
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began)).isGreaterThanOrEqualTo(290);
+
+    phases.fenced("r");
+    phases.closing("r");
+    began = System.nanoTime();
+    assertThat(phases.await("r", r -> false, 60_000)).as("a closing region loads no more").isFalse();
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began)).isLessThan(10_000);
+    assertThat(phases.await("gone", r -> false, 60_000)).as("nor does one not open here").isFalse();
+  }
+
+  @Test
+  void atMostEightCallsWaitAtOnceAndTheRestAreAnsweredAtOnce() throws Exception {
+    phases.opened("r");
+    CountDownLatch release = new CountDownLatch(1);
+    List<CompletableFuture<Boolean>> waiting = new ArrayList<>();
+    for (int i = 0; i < RegionPhases.MAX_WAITING_CALLS; i++) {
+      waiting.add(CompletableFuture.supplyAsync(() -> phases.await("r", r -> release.getCount() == 0, 60_000),
+          java.util.concurrent.Executors.newSingleThreadExecutor()));
+    }
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> phases.callsWaiting() == RegionPhases.MAX_WAITING_CALLS);
+    long began = System.nanoTime();
+    assertThat(phases.await("r", r -> false, 60_000)).isFalse();
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began)).as("no slot: answered at once")
+        .isLessThan(5_000);
+
+    release.countDown();
+    phases.fenced("r");
+    for (CompletableFuture<Boolean> w : waiting) {
+      assertThat(w.get(10, TimeUnit.SECONDS)).isTrue();
+    }
   }
 }

@@ -117,6 +117,13 @@ public final class AppendWorkload implements FaultTargets {
     this.timeline = t;
   }
 
+  /** G-Store answered this client's call (see {@link Timeline#answered}). */
+  private void answered() {
+    if (timeline != null) {
+      timeline.answered("append");
+    }
+  }
+
   @Override
   public TableName table() {
     return table;
@@ -349,12 +356,16 @@ public final class AppendWorkload implements FaultTargets {
       // refused rows: the leader's answer, no row held; otherwise (a create that timed out) it may hold rows
       boolean refused = !e.refused().isEmpty();
       history.record(process, refused ? Op.Type.FAIL : Op.Type.INFO, "create", List.of(), name);
+      if (refused) {
+        answered();
+      }
       return refused ? process : nextProcess.getAndIncrement();
     } catch (IOException | RuntimeException e) {
       history.record(process, Op.Type.INFO, "create", List.of(), name);
       return nextProcess.getAndIncrement();
     }
     history.record(process, Op.Type.OK, "create", List.of(), name);
+    answered();
     createsOk.incrementAndGet();
     List<String> members = new ArrayList<>();
     group.members().forEach(m -> members.add(Bytes.toString(m.row())));
@@ -377,8 +388,10 @@ public final class AppendWorkload implements FaultTargets {
     try {
       group.delete();
       history.record(process, Op.Type.OK, "delete", List.of(), name);
+      answered();
     } catch (GroupNotFoundException e) {
       history.record(process, Op.Type.FAIL, "delete", List.of(), name);
+      answered();
     } catch (IOException | RuntimeException e) {
       history.record(process, Op.Type.INFO, "delete", List.of(), name);
       return nextProcess.getAndIncrement(); // its lease deletes the group if nobody does

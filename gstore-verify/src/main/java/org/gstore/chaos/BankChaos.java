@@ -295,6 +295,7 @@ public final class BankChaos {
         }
       } catch (TransactionConflictException e) {
         conflicts.incrementAndGet(); // not applied
+        timeline.answered("bank");
       } catch (IOException | RuntimeException e) {
         uncertain.incrementAndGet(); // applied or not: the ledger will tell
         pause(250);

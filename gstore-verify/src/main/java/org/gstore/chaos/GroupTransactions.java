@@ -114,9 +114,11 @@ final class GroupTransactions {
       } catch (TransactionConflictException e) {
         conflicts.incrementAndGet();
         history.record(process, Op.Type.FAIL, "txn", invoked, name); // the leader's answer: it did not happen
+        answered();
         return true;
       } catch (GroupNotFoundException | NotGroupMemberException | CommitRefusedException e) {
         history.record(process, Op.Type.FAIL, "txn", invoked, name);
+        answered();
         return true;
       } catch (IOException | RuntimeException e) {
         history.record(process, Op.Type.INFO, "txn", invoked, name);
@@ -132,6 +134,12 @@ final class GroupTransactions {
       timeline.committed("append", System.nanoTime() - began);
     }
     return true;
+  }
+
+  private void answered() {
+    if (timeline != null) {
+      timeline.answered("append");
+    }
   }
 
   /** The micro-operations, in order, inside the transaction; the reads with what they saw. */

@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
  * How long each client stopped succeeding at each fault of a chaos run, G-Store's clients beside plain HBase's. A
  * client is one thread of a workload (a bank worker, a list-append client, a plain HBase client). Its stall at a
  * fault is the time from the fault's start to its first success at or after it (to the end of the run if none
- * came), counted only for a client that succeeded in the {@link #ACTIVE_NANOS} before the fault: one already
+ * came). A success is a commit or any other definite answer of the system ({@link Timeline#answered}: an abort by
+ * conflict, a group refused, gone, created or deleted): a list-append client whose group its creator deleted fails
+ * its transactions by design, and that is no stall. Counted only for a client that succeeded in the {@link #ACTIVE_NANOS} before the fault: one already
  * stalled by an earlier fault is that fault's stall. A G-Store client is unrelated to a fault when none of its
  * groups' rows was on a region server the fault hit, as they were placed when it began. Thread-safe.
  */

@@ -58,6 +58,15 @@ public final class Timeline {
     }
   }
 
+  /**
+   * A call of {@code workload} got the system's definite answer now, on the calling thread, without committing: an
+   * abort by conflict, a group refused or gone, a group created or deleted. The system answered, so its client did
+   * not stall ({@link #stalls()}); only commits are counted per second.
+   */
+  public void answered(String workload) {
+    stalls.succeeded(Thread.currentThread().getName(), !PLAIN_HBASE.equals(workload), System.nanoTime());
+  }
+
   /** A fault, described by {@code what}, ran from {@code fromNanos} to {@code toNanos} (System.nanoTime). */
   public synchronized void fault(String what, long fromNanos, long toNanos) {
     // one line, no commas: a CSV cell, and a chart label (a line break there made XChart fail)

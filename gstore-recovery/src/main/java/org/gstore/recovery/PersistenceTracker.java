@@ -16,9 +16,10 @@ import java.util.Set;
  * <p>What a log may forget (the shipper's copy of a shipped commit, a WAL file) is what every server that could
  * hold its writes has persisted: {@link #persistedThrough} is the minimum over the <em>known</em> servers. A
  * server registers (publishes an empty claim) before it takes any shipped write, and stays known from the first
- * heartbeat that sees its claim until it dies (then it is a suspect, below), or until it unregisters: a live server whose claim is gone stopped G-Store cleanly, every region it held closed
- * with its memstore flushed, so it holds nothing back (a server that stops G-Store and keeps running must not pin
- * every leader's threshold).
+ * heartbeat that sees its claim until it dies (then it is a suspect, below), or until it unregisters: a server
+ * whose claim is gone stopped G-Store cleanly, every region it held closed with its memstore flushed, so it holds
+ * nothing back, whether it still runs (a server that stops G-Store and keeps running must not pin every leader's
+ * threshold) or has exited since (a graceful stop is no death: nothing to ship again, no zombie).
  * Live servers that never registered (they host no G-Store region, so take no shipped write) do not count.
  *
  * <p>Each heartbeat reports the servers that died since the last one ({@link Death}: their last claim, so that
@@ -91,8 +92,12 @@ public final class PersistenceTracker {
       }
     }
     for (String server : new ArrayList<>(known)) {
-      if (live.contains(server) && !published.containsKey(server)) {
-        forget(server); // unregistered: it stopped G-Store cleanly, its regions flushed what it was shipped
+      if (!published.containsKey(server)) {
+        // unregistered: it stopped G-Store cleanly, its regions flushed what it was shipped, whether or not the
+        // region server has exited since (a dead server's claim stays published until long after its death was
+        // seen: RecoveredLogs.forgetOld); counted a death, a graceful stop made every leader ship again all it
+        // held for the server and hold its threshold back for a zombie window a stopped server cannot have
+        forget(server);
       } else if (!live.contains(server) && dead.add(server)) {
         Death death = new Death(server, claims.getOrDefault(server, Map.of()));
         deaths.add(death);

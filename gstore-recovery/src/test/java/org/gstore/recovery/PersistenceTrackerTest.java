@@ -65,4 +65,15 @@ class PersistenceTrackerTest {
     tracker.heartbeat(Set.of("a", "stopped"), Map.of("a", Map.of("L", 9L), "stopped", Map.of()), 200);
     assertThat(tracker.persistedThrough("L")).isEqualTo(-1);
   }
+
+  @Test
+  void aServerThatUnregisteredAndStoppedBeforeTheNextHeartbeatIsNoDeath() {
+    tracker.heartbeat(Set.of("a", "stopped"), Map.of("a", Map.of("L", 9L), "stopped", Map.of("L", 2L)), 0);
+    // a graceful stop: G-Store withdrew its claim (every region closed, flushed), then the region server exited,
+    // both between two heartbeats of this leader
+    PersistenceTracker.Heartbeat hb = tracker.heartbeat(Set.of("a"), Map.of("a", Map.of("L", 9L)), 100);
+    assertThat(hb.deaths()).as("nothing to ship again: it persisted all it was shipped").isEmpty();
+    assertThat(tracker.persistedThrough("L")).as("no zombie window holds it back").isEqualTo(9);
+    assertThat(tracker.heartbeat(Set.of("a"), Map.of("a", Map.of("L", 9L)), 5_000).zombieWindowsClosed()).isEmpty();
+  }
 }

@@ -378,7 +378,8 @@ public final class GStoreServer implements GroupService, Closeable {
     instanceLog.close(crashed, persisted, shipper.ledger().pendingCount());
     peers.retire(); // publishes nothing more; its session serves the unregistering, then closes
     beats.afterStopped(() -> {
-      if (!crashed && !aborting) {
+      // a withdrawn claim tells every leader that this server persisted all it was shipped: never after an abort
+      if (!crashed && !aborting && !host.aborted()) {
         GStoreServers.unlessRestarted(serverName, instanceLog::unregister);
       }
       peers.close();

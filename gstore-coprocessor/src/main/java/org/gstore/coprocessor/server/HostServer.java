@@ -46,6 +46,11 @@ final class HostServer {
     return server != null && (server.isStopping() || server.isStopped() || server.isAborted());
   }
 
+  /** Whether the region server aborts: its regions close without flushing what they were shipped. */
+  boolean aborted() {
+    return server != null && server.isAborted();
+  }
+
   /** Aborts the region server (nothing happens outside one). */
   void abort(String why, Throwable cause) {
     if (server != null) {

@@ -100,9 +100,13 @@ final class PlainLoad {
     Random random = new Random(seed * 17 + client);
     long written = 0;
     try (Table t = connection.getTable(table)) {
+      byte[] row = null;
       while (!stopping && !Thread.currentThread().isInterrupted()) {
-        // rows of this client only: its read must return its own last write
-        byte[] row = row(client + clients * random.nextInt(ROWS / clients));
+        // rows of this client only: its read must return its own last write; after a failure the same row again,
+        // as a user's next call needs the row it failed on (moving on to a row of a live server hid HBase's stall)
+        if (row == null) {
+          row = row(client + clients * random.nextInt(ROWS / clients));
+        }
         long value = ++written;
         long began = System.nanoTime();
         try {
@@ -114,8 +118,9 @@ final class PlainLoad {
           }
           ok.incrementAndGet();
           timeline.committed(Timeline.PLAIN_HBASE, System.nanoTime() - began);
+          row = null;
         } catch (IOException | RuntimeException e) {
-          failed.incrementAndGet(); // during a fault: tried again with the next row
+          failed.incrementAndGet(); // during a fault: tried again, on the same row
         }
         Thread.sleep(PACE_MILLIS);
       }

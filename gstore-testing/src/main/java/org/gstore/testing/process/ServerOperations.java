@@ -27,6 +27,7 @@ import org.apache.hadoop.hbase.util.RegionMover;
 public final class ServerOperations {
   /** How long the regions of one server may take to move. */
   private static final Duration MOVE_TIMEOUT = Duration.ofMinutes(5);
+  private static final int UNLOAD_ATTEMPTS = 3;
 
   private final ProcessCluster cluster;
   private final PrintStream log;
@@ -58,11 +59,7 @@ public final class ServerOperations {
       String regionsFile = cluster.layout().dir().resolve("regions-of-" + role).toString();
       try {
         log.println("moving the regions of " + role + " (" + address + ") to the other region servers");
-        try (RegionMover mover = mover(address, regionsFile)) {
-          if (!mover.unload()) {
-            throw new IOException("HBase's RegionMover could not move every region off " + role);
-          }
-        }
+        unload(admin, role, address, regionsFile);
         cluster.restart(role);
         log.println("moving the regions of " + role + " back");
         try (RegionMover mover = mover(address, regionsFile)) {
@@ -151,6 +148,38 @@ public final class ServerOperations {
       }
     }
     return role;
+  }
+
+  /**
+   * Moves every region off {@code role}, trying again, as an operator re-runs {@code graceful_stop.sh}, when HBase
+   * could not: a move to a server that was itself failing stays stuck until HBase has recovered that server (seen
+   * when a rolling restart's step began just after another server's long pause), so each try waits first for no
+   * region to be in transition.
+   */
+  private void unload(Admin admin, String role, String address, String regionsFile)
+      throws IOException, InterruptedException, ExecutionException, TimeoutException {
+    for (int attempt = 1; ; attempt++) {
+      awaitNoRegionsInTransition(admin);
+      try (RegionMover mover = mover(address, regionsFile)) {
+        if (mover.unload()) {
+          return;
+        }
+      }
+      if (attempt == UNLOAD_ATTEMPTS) {
+        throw new IOException("HBase's RegionMover could not move every region off " + role + " in "
+            + UNLOAD_ATTEMPTS + " tries");
+      }
+      log.println("HBase's RegionMover could not move every region off " + role + "; trying again");
+    }
+  }
+
+  private static void awaitNoRegionsInTransition(Admin admin) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + MOVE_TIMEOUT.toNanos();
+    while (!admin.getClusterMetrics(java.util.EnumSet.of(
+        org.apache.hadoop.hbase.ClusterMetrics.Option.REGIONS_IN_TRANSITION)).getRegionStatesInTransition().isEmpty()
+        && System.nanoTime() < deadline) {
+      Thread.sleep(500); // NOPMD: polling HBase's master, as its own tools do
+    }
   }
 
   private RegionMover mover(String address, String regionsFile) throws IOException {

@@ -161,7 +161,6 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
     if (server == null) {
       return;
     }
-    server.writeFence().awaitLoaded(env.getRegionInfo());
     IOException[] refusals = new IOException[batch.size()];
     IOException first = null;
     for (int i = 0; i < batch.size(); i++) {
@@ -179,6 +178,26 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
         batch.setOperationStatus(i, new OperationStatus(refusals[i] instanceof RegionTooBusyException
             ? OperationStatusCode.STORE_TOO_BUSY : OperationStatusCode.FAILURE, refusals[i]));
       }
+    }
+  }
+
+  /** A put waits for a loading region before its row is locked (see {@link WriteFence#awaitLoaded}). */
+  @Override
+  public void prePut(ObserverContext<RegionCoprocessorEnvironment> c, org.apache.hadoop.hbase.client.Put put,
+      org.apache.hadoop.hbase.wal.WALEdit edit) {
+    awaitLoaded();
+  }
+
+  /** A delete waits for a loading region before its row is locked (see {@link WriteFence#awaitLoaded}). */
+  @Override
+  public void preDelete(ObserverContext<RegionCoprocessorEnvironment> c,
+      org.apache.hadoop.hbase.client.Delete delete, org.apache.hadoop.hbase.wal.WALEdit edit) {
+    awaitLoaded();
+  }
+
+  private void awaitLoaded() {
+    if (server != null) {
+      server.writeFence().awaitLoaded(env.getRegionInfo());
     }
   }
 
@@ -238,9 +257,7 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
   }
 
   private void checkWrite(Mutation m) throws IOException {
-    if (server != null) {
-      server.writeFence().awaitLoaded(env.getRegionInfo());
-    }
+    awaitLoaded();
     throwIfRefused(fence -> fence.refusal(env.getRegionInfo(), m));
   }
 

@@ -358,11 +358,13 @@ public final class GStoreServer implements GroupService, Closeable {
   /** Its region server aborts: regions close without flushing, so G-Store must stop as if it crashed. */
   public void aborting() {
     aborting = true;
+    hosted.phases().stopAll(); // no region loads here any more: calls waiting for one go on (refused)
   }
 
   /** Stops every part, in the reverse order of their start. */
   @Override
   public void close() {
+    hosted.phases().stopAll();
     leases.close();
     runtime.close();
     locator.close();

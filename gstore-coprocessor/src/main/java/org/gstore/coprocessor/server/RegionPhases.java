@@ -41,6 +41,7 @@ final class RegionPhases {
   private final Semaphore waitingCalls = new Semaphore(MAX_WAITING_CALLS);
   /** Notified at every transition, for {@link #await}. */
   private final Object changed = new Object();
+  private volatile boolean stopped;
 
   /** The region opened here: its load begins (a region reopened here begins anew). */
   void opened(String region) {
@@ -49,7 +50,7 @@ final class RegionPhases {
   }
 
   /**
-   * Waits at most {@code millis} while the region loads (LOADING or FENCED) and {@code done} is false; returns
+   * Waits at most {@code millis} while the region is open here and {@code done} is false; returns
    * {@code done}'s last answer. A call that arrives while its region loads waits here for the load rather than being
    * refused at once: HBase's client backs off longer after each refusal (10 s and more after eight), so refusing
    * a call for the whole of a load made its client come back seconds after the region served, as HBase itself
@@ -62,7 +63,8 @@ final class RegionPhases {
     try {
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
       synchronized (changed) {
-        while (!done.test(region) && isLoading(region)) {
+        // open, not only loading: a region becomes SERVING a moment before it is ready (HostedRegions#markReady)
+        while (!done.test(region) && isOpen(region) && !stopped) {
           long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
           if (left <= 0) {
             break;
@@ -83,6 +85,15 @@ final class RegionPhases {
     return MAX_WAITING_CALLS - waitingCalls.availablePermits();
   }
 
+  /**
+   * G-Store stops here (its region server aborts, or it crashed): no region loads any more, so no call waits (a
+   * region closing then changes no phase: its next host loads it).
+   */
+  void stopAll() {
+    stopped = true;
+    changed();
+  }
+
   /** Wakes the calls waiting in {@link #await}: a region moved on (or became ready: {@link HostedRegions}). */
   void changed() {
     synchronized (changed) {
@@ -90,10 +101,6 @@ final class RegionPhases {
     }
   }
 
-  private boolean isLoading(String region) {
-    Phase p = phases.get(region);
-    return p == Phase.LOADING || p == Phase.FENCED;
-  }
 
   /** LOADING to FENCED; false if the region is in another phase (it began to close meanwhile). */
   boolean fenced(String region) {

@@ -38,12 +38,31 @@ public final class WriteFence {
   }
 
   /**
-   * Waits, at most {@link RegionPhases#LOAD_WAIT_MILLIS}, while region {@code info} loads its rows' group state:
-   * once per batch, before its writes are checked, so that a write arriving during a load is applied when the
-   * load ends rather than refused for all of it.
+   * A handler whose wait for a loading region ended without the load this long ago waits no more: a batch's
+   * writes are each checked, and must not each wait.
+   */
+  private static final long NO_WAIT_AGAIN_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+  /** Per RPC handler: when its last wait gave up (0: never). */
+  private static final ThreadLocal<long[]> gaveUpAt = ThreadLocal.withInitial(() -> new long[1]);
+
+  /**
+   * Waits, at most {@link HostedRegions#LOAD_WAIT_MILLIS}, while region {@code info} loads its rows' group state,
+   * so that a write arriving during a load is applied when the load ends rather than refused for all of it. Called
+   * before HBase locks the write's row ({@code prePut}, {@code preDelete}, ...), never while a lock is held: a
+   * close or a flush must not wait for it. A handler waits once per batch: after a wait that gave up, its next
+   * writes for a while are checked at once.
    */
   public void awaitLoaded(RegionInfo info) {
-    hosted.awaitWritable(info, HostedRegions.LOAD_WAIT_MILLIS);
+    if (hosted.isWritable(info)) {
+      return;
+    }
+    long[] gaveUp = gaveUpAt.get();
+    if (gaveUp[0] != 0 && System.nanoTime() - gaveUp[0] < NO_WAIT_AGAIN_NANOS) {
+      return;
+    }
+    if (!hosted.awaitWritable(info, HostedRegions.LOAD_WAIT_MILLIS)) {
+      gaveUp[0] = System.nanoTime();
+    }
   }
 
   /** Why {@code m}, to a row of region {@code info}, must not be applied; null if it may. */

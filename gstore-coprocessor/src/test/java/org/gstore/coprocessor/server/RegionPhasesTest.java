@@ -127,4 +127,35 @@ class RegionPhasesTest {
       assertThat(w.get(10, TimeUnit.SECONDS)).isTrue();
     }
   }
+
+  @Test
+  void aCallWaitingForItsRegionToBeReadyIsNotRefusedInTheMomentBetweenServingAndReady() throws Exception {
+    phases.opened("r");
+    phases.fenced("r");
+    java.util.concurrent.atomic.AtomicBoolean ready = new java.util.concurrent.atomic.AtomicBoolean();
+    CompletableFuture<Boolean> call = CompletableFuture.supplyAsync(() -> phases.await("r", r -> ready.get(),
+        60_000));
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> phases.callsWaiting() == 1);
+
+    phases.serving("r"); // HostedRegions#markReady: SERVING first, then the region in its ready map
+    org.awaitility.Awaitility.await().during(java.time.Duration.ofMillis(300)).atMost(java.time.Duration.ofSeconds(5))
+        .until(() -> !call.isDone()); // still waiting: not ready yet
+    ready.set(true);
+    phases.changed();
+
+    assertThat(call.get(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void noCallWaitsOnceGStoreStopsHere() throws Exception {
+    phases.opened("r");
+    CompletableFuture<Boolean> call = CompletableFuture.supplyAsync(() -> phases.await("r", phases::takesWrites,
+        60_000));
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> phases.callsWaiting() == 1);
+
+    phases.stopAll(); // the region server aborts: its regions close without changing phase
+
+    assertThat(call.get(10, TimeUnit.SECONDS)).isFalse();
+    assertThat(phases.await("r", phases::takesWrites, 60_000)).isFalse();
+  }
 }

@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.gstore.recovery.ClaimStore;
@@ -61,9 +62,25 @@ public final class RecoveryZnodes implements ClaimStore {
     publishClaim(server, Map.of());
   }
 
+  /**
+   * Withdraws the server's claim, only while HBase still counts it live (its {@code rs} znode is there, checked in
+   * the same ZooKeeper transaction): a withdrawn claim tells every leader that the server persisted all it was
+   * shipped, which a server declared dead meanwhile cannot promise (its regions may have reopened elsewhere before
+   * its own closes flushed them). Throws, keeping the claim, if the server is no longer live to HBase.
+   */
   @Override
   public void unregister(String server) throws IOException {
-    forget(server);
+    call(() -> {
+      try {
+        zk().multi(List.of(Op.check(rsPath + "/" + server, -1), Op.delete(persistedPath + "/" + server, -1)));
+      } catch (KeeperException.NoNodeException e) {
+        throw new IOException(server + " is not live to HBase any more (or has no claim): its claim stays, and"
+            + " leaders count it dead", e);
+      }
+      return null;
+    });
+    delete(flushedPath + "/" + server);
+    delete(alertsPath + "/" + server);
   }
 
   @Override

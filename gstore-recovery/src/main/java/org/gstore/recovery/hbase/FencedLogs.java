@@ -79,7 +79,7 @@ final class FencedLogs {
           return null;
         }
       }
-      ReplayFilter filter = WalRecovery.filter(fs, fenced, files);
+      ReplayFilter filter = LogReplay.filter(fs, fenced, files);
       // an instance that stopped cleanly had every commit in HBase: a replay writes none (see WalRecovery#replay)
       boolean closedCleanly = fs.exists(new Path(fenced, WalFiles.CLOSED_CLEANLY));
       Set<Key> leaders = new HashSet<>();

@@ -3,8 +3,6 @@ package org.gstore.recovery.hbase;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,16 +12,10 @@ import java.util.function.Predicate;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.gstore.common.protocol.GroupRef;
 import org.gstore.common.protocol.Key;
-import org.gstore.common.wire.DatagramCodec;
-import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.recovery.ClaimStore;
 import org.gstore.recovery.CommitSink;
 import org.gstore.recovery.LogId;
-import org.gstore.recovery.OutageStep;
-import org.gstore.recovery.ReplayFilter;
-import org.gstore.recovery.Shipment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +34,8 @@ import org.slf4j.LoggerFactory;
  *   4. done     rename to &lt;server&gt;.recovered-&lt;time&gt;, kept gstore.recovery.retain.ms for an operator
  *               to read ({@code gstore wal}), then deleted with the server's thresholds in ZooKeeper
  * </pre>
- * A server that dies mid-pass loses its lock with its ZooKeeper session; the next pass, anywhere, starts again
+ * This class finds the logs to replay, takes their locks and decides who waits for which; one log's steps are
+ * {@link LogReplay}'s. A server that dies mid-pass loses its lock with its ZooKeeper session; the next pass, anywhere, starts again
  * from step 1 (or from the {@code .recovering} directory).
  *
  * <p>A write that fencing refuses is skipped: its row is no longer in the commit's group, which happens only once
@@ -57,7 +50,6 @@ public final class WalRecovery {
   public static final String RECOVERING = ".recovering";
   /** Suffix (followed by the time) of a dead server's replayed WAL directory, kept for the retention. */
   public static final String RECOVERED = ".recovered-";
-  private static final int BATCH = 500;
   /** How long an attempt tries one log by default (see {@link #recoverDeadServers(Predicate)}). */
   public static final long DEFAULT_ATTEMPT_MILLIS = 60_000;
   /**
@@ -81,9 +73,8 @@ public final class WalRecovery {
   private final String selfLog;
   private final String selfServer;
   private final RecoveryZnodes coordination;
-  private final ReplayWriter writer;
   private final ProtocolReplay protocol;
-  private final LogFencer fencer;
+  private final LogReplay replay;
   private final RecoveredLogs recovered;
   /** How long one attempt tries one log (its lock, its leases, its writes) before it fails. */
   private final long attemptMillis;
@@ -116,9 +107,10 @@ public final class WalRecovery {
     this.selfLog = selfLog;
     this.selfServer = LogId.serverOf(selfLog);
     this.coordination = znodes;
-    this.writer = new ReplayWriter(applier, attemptMillis, this::pause);
-    this.fencer = new LogFencer(fs, root, attemptMillis, this::pause);
+    LogFencer fencer = new LogFencer(fs, root, attemptMillis, this::pause);
     this.protocol = new ProtocolReplay(fs, root, stateTables, znodes, fencer, attemptMillis, this::pause);
+    this.replay = new LogReplay(fs, root, selfServer, znodes, new ReplayWriter(applier, attemptMillis, this::pause),
+        protocol, fencer, fencedLogs);
     this.recovered = new RecoveredLogs(fs, root, znodes, retainMillis);
   }
 
@@ -282,9 +274,9 @@ public final class WalRecovery {
     while (fs.exists(new Path(root, server)) || fs.exists(new Path(root, server + RECOVERING))) {
       if (coordination.tryLock(server)) {
         try {
-          long[] counts = new long[2];
-          boolean replayed = replay(server, counts);
-          return new Replayed(replayed, counts[0], counts[1], new AtomicBoolean());
+          LogReplay.Counts counts = replay.replay(server);
+          return counts == null ? Replayed.none()
+              : new Replayed(true, counts.written(), counts.skipped(), new AtomicBoolean());
         } finally {
           coordination.unlock(server);
         }
@@ -295,124 +287,6 @@ public final class WalRecovery {
       pause(200);
     }
     return Replayed.none();
-  }
-
-  private boolean replay(String server, long[] counts) throws IOException {
-    OutageStep step = OutageStep.start(OutageStep.Kind.WAL_REPLAY, selfServer, LogId.serverOf(server), server);
-    try {
-      boolean replayed = replayFenced(server, counts);
-      step.end(replayed ? "written=" + counts[0] : "nothing");
-      return replayed;
-    } catch (IOException | RuntimeException e) {
-      step.failed(e);
-      throw e;
-    }
-  }
-
-  private boolean replayFenced(String server, long[] counts) throws IOException {
-    long start = System.currentTimeMillis();
-    List<Path> files = fencer.fence(server);
-    if (files == null) {
-      return false;
-    }
-    Path fenced = new Path(root, server + RECOVERING);
-    long replayed = 0;
-    long skipped = 0;
-    // an instance that stopped cleanly with nothing held had every commit persisted in HBase and every protocol
-    // record in the state tables: nothing to write
-    boolean persisted = fs.exists(new Path(fenced, WalFiles.CLOSED_CLEANLY));
-    if (!persisted && fs.exists(new Path(fenced, WalFiles.PROTOCOL_LOGGED))) {
-      protocol.replay(fenced, files);
-    }
-    ReplayFilter filter = filter(fs, fenced, files);
-    Map<GroupRef, String> stopped = new LinkedHashMap<>();
-    Map<GroupRef, Long> written = new HashMap<>();
-    long index = 0;
-    for (Path f : files) {
-      List<Shipment> batch = new ArrayList<>();
-      for (WalRecordProto r : WalFiles.readForReplay(fs, f)) {
-        long at = index++;
-        if (persisted || !filter.replays(at, r)) {
-          continue;
-        }
-        batch.add(new Shipment(DatagramCodec.fromProto(r.getGroup()), r.getCommitTs(), r.getTxnId(),
-            r.getWritesList(), null));
-        if (batch.size() == BATCH) {
-          checkLockHeld(server);
-          skipped += writer.write(batch, stopped);
-          replayed += noteWritten(batch, stopped, written);
-          batch.clear();
-        }
-      }
-      if (!batch.isEmpty()) {
-        checkLockHeld(server);
-      }
-      skipped += writer.write(batch, stopped);
-      replayed += noteWritten(batch, stopped, written);
-    }
-    if (!stopped.isEmpty()) {
-      // the other groups' commits are in HBase: marked, so that their regions open and no later attempt writes
-      // them again; the stopped groups hold the log (and only their own regions) until HBase takes their commits
-      stopped.keySet().forEach(written::remove);
-      checkLockHeld(server);
-      ReplayedGroups.write(fs, fenced, written);
-      fencedLogs.forget(server);
-      throw new IOException("HBase refuses commits of " + stopped.size() + " of its groups for good ("
-          + stopped.entrySet().iterator().next() + (stopped.size() > 1 ? ", ..." : "") + "); the log is kept and"
-          + " replayed once the cause is fixed, and meanwhile only the regions leading those groups wait");
-    }
-    Path done = new Path(root, server + RECOVERED + System.currentTimeMillis());
-    if (!fs.rename(fenced, done)) {
-      throw new IOException("cannot mark the G-Store WAL of " + server + " recovered (rename to " + done + ")");
-    }
-    counts[0] += replayed - skipped;
-    counts[1] += skipped;
-    LOG.info("G-Store replayed the WAL of dead server {}: {} files, {} commits written, {} skipped (rows no longer"
-        + " in their group), in {} ms", server, files.size(), replayed - skipped, skipped,
-        System.currentTimeMillis() - start);
-    return true;
-  }
-
-  /**
-   * Which records of the fenced log a replay writes: those after their group's last persisted mark, in the log or
-   * kept beside it by an earlier attempt ({@link ReplayedGroups}).
-   */
-  static ReplayFilter filter(FileSystem fs, Path fenced, List<Path> files) throws IOException {
-    ReplayFilter filter = new ReplayFilter();
-    long index = 0;
-    for (Path f : files) {
-      for (WalRecordProto r : WalFiles.readForReplay(fs, f)) {
-        filter.observe(index++, r);
-      }
-    }
-    for (WalRecordProto mark : ReplayedGroups.read(fs, fenced)) {
-      filter.observe(Long.MAX_VALUE, mark); // after every record of the log
-    }
-    return filter;
-  }
-
-  /**
-   * Fails if this server's lock of the log lapsed (its ZooKeeper session expired): another server may replay the
-   * log now and let groups serve, whose old commits this one must not write after. Checked once a batch; a write
-   * in flight as the session expires is not fenced by it.
-   */
-  private void checkLockHeld(String server) throws IOException {
-    if (!coordination.holdsLock(server)) {
-      throw new IOException("lost the replay lock of " + server + " (ZooKeeper session expired); another server"
-          + " replays it");
-    }
-  }
-
-  /** Notes the newest commit written of each group in {@code batch} but the stopped; returns how many those are. */
-  private static long noteWritten(List<Shipment> batch, Map<GroupRef, String> stopped, Map<GroupRef, Long> written) {
-    long count = 0;
-    for (Shipment s : batch) {
-      if (!stopped.containsKey(s.group())) {
-        written.merge(s.group(), s.commitTs(), Math::max);
-        count++;
-      }
-    }
-    return count;
   }
 
   private void pause(long millis) throws IOException {

@@ -14,13 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -47,9 +43,9 @@ import org.gstore.history.Op;
  * recording the list it read before each append. Between groups, clients read keys with plain HBase {@code Get}s
  * (some of them keys whose group was just deleted: those reads are checked in real time) and append to keys with
  * plain single-row {@code checkAndMutate}s, half of them aimed at keys that groups hold, which G-Store must refuse.
- * A key is retired after {@value #APPENDS_PER_KEY} appends (the next generation of its slot takes over), so lists
- * and the history's reads stay short however long the run. Each team's last client gives a commit only
- * {@value #HASTY_DEADLINE_MS} ms and thinks before committing, so that faults leave outcomes unknown.
+ * A key is retired after {@value KeySlots#APPENDS_PER_KEY} appends (the next generation of its slot takes over), so
+ * lists and the history's reads stay short however long the run. Each team's last client gives a commit only
+ * {@value AppendClients#HASTY_DEADLINE_MS} ms and thinks before committing, so that faults leave outcomes unknown.
  *
  * <p>Every operation is recorded as it is invoked and as it completes ({@link HistoryWriter}), with the group it
  * ran in, and the history is checked at the end ({@link ListAppendChecker}). A client that gets no answer (the
@@ -58,37 +54,23 @@ import org.gstore.history.Op;
  */
 public final class AppendWorkload implements FaultTargets {
   private static final Duration LEASE = Duration.ofSeconds(20);
-  /** How many appends a key takes before it is retired. */
-  static final int APPENDS_PER_KEY = 24;
-  /** The commit deadline of the hasty clients (the last client of each team). */
-  static final long HASTY_DEADLINE_MS = 1_500;
   /** How long a team's first client waits for the others to commit in its group before deleting it. */
   private static final long PEERS_WAIT_MS = 500;
 
   private final Connection connection;
   private final TableName table;
-  private final int keys;
-  private final int clients;
+  private final int clientCount;
   private final long seed;
   private final Path historyFile;
   private final AtomicLong nextValue = new AtomicLong(1);
   private final AtomicLong nextProcess = new AtomicLong();
   private final AtomicLong nextGroup = new AtomicLong();
-  /** Appends invoked per key slot; a slot's generation is its appends over {@link #APPENDS_PER_KEY}. */
-  private final AtomicLongArray appends;
+  private final KeySlots keys;
   /** Live groups (forming, serving, dissolving) by name, with their leader rows: what targeted faults aim at. */
   private final Map<String, byte[]> live = new ConcurrentHashMap<>();
   private final AtomicLong createsOk = new AtomicLong();
   private final List<Thread> threads = new ArrayList<>();
-  private GStoreClient client;
-  private GStoreClient hastyClient;
-  /**
-   * Plain operations' connection: one attempt per call, no retries inside HBase's client. A retried
-   * {@code checkAndMutate} whose first attempt was applied (its answer lost to a fault) fails its check or meets a
-   * group that took the row since, and would be recorded {@code fail} although it happened (a G1a no one made); one
-   * attempt makes a refusal or a failed check final.
-   */
-  private Connection oneAttempt;
+  private AppendClients clients;
   private HistoryWriter history;
   private PlainOperations plain;
   private GroupTransactions transactions;
@@ -100,11 +82,10 @@ public final class AppendWorkload implements FaultTargets {
   public AppendWorkload(Connection connection, TableName table, int keys, int clients, long seed, Path historyFile) {
     this.connection = connection;
     this.table = table;
-    this.keys = keys;
-    this.clients = clients;
+    this.keys = new KeySlots(keys);
+    this.clientCount = clients;
     this.seed = seed;
     this.historyFile = historyFile;
-    this.appends = new AtomicLongArray(keys);
   }
 
   /** Plants a client bug, for tests that show the check catches it: appends overwrite the list unread. */
@@ -137,42 +118,30 @@ public final class AppendWorkload implements FaultTargets {
 
   @Override
   public byte[] splitRow(Random random) {
-    return key(random.nextInt(keys));
+    return KeySlots.first(random.nextInt(keys.size()));
   }
 
   /** Creates the table (split so that its keys spread over the servers) and starts the clients. */
   public void start() throws IOException {
-    byte[][] splits = new byte[7][];
-    for (int i = 0; i < splits.length; i++) {
-      splits[i] = Bytes.toBytes(String.format("k%04d", (i + 1) * keys / (splits.length + 1)));
-    }
+    byte[][] splits = keys.splits(8);
     GStoreTables.ensureServed(connection, TableDescriptorBuilder.newBuilder(table)
         .setColumnFamily(ColumnFamilyDescriptorBuilder.of(ListRow.CF)).build(), splits);
     history = new HistoryWriter(historyFile);
-    plain = new PlainOperations(history, nextValue, key -> appends.incrementAndGet(slotOf(key)));
-    transactions = new GroupTransactions(table, history, nextValue, key -> appends.incrementAndGet(slotOf(key)),
+    plain = new PlainOperations(history, nextValue, keys::appendInvoked);
+    transactions = new GroupTransactions(table, history, nextValue, keys::appendInvoked,
         blindAppends, timeline);
-    client = GStoreClient.create(connection);
-    Configuration hasty = new Configuration(connection.getConfiguration());
-    hasty.setLong(GStoreClient.COMMIT_DEADLINE, HASTY_DEADLINE_MS);
-    // calls to a dead or paused server give up as soon, or the deadline would only be read after HBase's retries
-    hasty.setLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HASTY_DEADLINE_MS);
-    hasty.setLong(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, 2 * HASTY_DEADLINE_MS);
-    hastyClient = GStoreClient.create(hasty);
-    Configuration once = new Configuration(connection.getConfiguration());
-    once.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, 0);
-    oneAttempt = ConnectionFactory.createConnection(once);
+    clients = new AppendClients(connection);
     Random teams = new Random(seed);
-    for (int c = 0; c < clients; ) {
-      int size = Math.min(clients - c, 2 + teams.nextInt(3));
-      if (clients - c - size == 1) {
+    for (int c = 0; c < clientCount; ) {
+      int size = Math.min(clientCount - c, 2 + teams.nextInt(3));
+      if (clientCount - c - size == 1) {
         size = size == 4 ? 3 : size + 1; // no team of one
       }
       Team team = new Team();
       int peers = size - 1;
       for (int member = 0; member < size; member++, c++) {
         Random random = new Random(seed * 131 + c);
-        GStoreClient own = member == size - 1 ? hastyClient : client; // each team's last client is hasty
+        GStoreClient own = member == size - 1 ? clients.hasty : clients.patient; // each team's last is hasty
         boolean first = member == 0;
         Runnable body = first ? () -> runFirst(team, peers, random) : () -> runPeer(team, own, random);
         Thread t = new Thread(body, "chaos-append-" + c);
@@ -198,9 +167,7 @@ public final class AppendWorkload implements FaultTargets {
       for (Thread t : threads) {
         t.join(Duration.ofSeconds(30).toMillis());
       }
-      client.close();
-      hastyClient.close();
-      oneAttempt.close();
+      clients.close();
     } finally {
       history.close(); // a client still running records nothing more
     }
@@ -248,19 +215,6 @@ public final class AppendWorkload implements FaultTargets {
   /** The clients forming and using one group at a time. */
   private static final class Team {
     volatile Shared current;
-  }
-
-  /** The key of slot {@code slot}, in its current generation. */
-  private String currentKey(int slot) {
-    return String.format("k%04d.%d", slot, appends.get(slot) / APPENDS_PER_KEY);
-  }
-
-  static byte[] key(int slot) {
-    return Bytes.toBytes(String.format("k%04d.0", slot));
-  }
-
-  private static int slotOf(String key) {
-    return Integer.parseInt(key.substring(1, 5));
   }
 
   /** One step of a client's loop, run as {@code process}; returns the process to go on as. */
@@ -315,7 +269,7 @@ public final class AppendWorkload implements FaultTargets {
       long now = process;
       for (int t = 0, n = 1 + random.nextInt(4); t < n && team.current == shared && !stopping; t++) {
         shared.peerAttempts().incrementAndGet();
-        if (!transactions.run(group, shared.members(), now, random, own == hastyClient)) {
+        if (!transactions.run(group, shared.members(), now, random, own == clients.hasty)) {
           now = nextProcess.getAndIncrement();
         }
       }
@@ -327,10 +281,10 @@ public final class AppendWorkload implements FaultTargets {
   private long group(Team team, int peers, long process, Random random) throws IOException {
     Set<Integer> picked = new LinkedHashSet<>();
     for (int i = 0, n = 2 + random.nextInt(4); i < n; i++) {
-      picked.add(random.nextInt(keys));
+      picked.add(random.nextInt(keys.size()));
     }
     List<String> rows = new ArrayList<>();
-    picked.forEach(slot -> rows.add(currentKey(slot)));
+    picked.forEach(slot -> rows.add(keys.current(slot)));
     String name = "append-" + nextGroup.getAndIncrement();
     byte[] leader = Bytes.toBytes(rows.get(0));
     GroupSpec.Builder builder = GroupSpec.builder().id(name).leader(table, leader).lease(LEASE);
@@ -351,7 +305,7 @@ public final class AppendWorkload implements FaultTargets {
     history.record(process, Op.Type.INVOKE, "create", List.of(), name);
     KeyGroup group;
     try {
-      group = client.createGroup(spec);
+      group = clients.patient.createGroup(spec);
     } catch (GroupCreationException e) {
       // refused rows: the leader's answer, no row held; otherwise (a create that timed out) it may hold rows
       boolean refused = !e.refused().isEmpty();
@@ -408,10 +362,10 @@ public final class AppendWorkload implements FaultTargets {
    * anything being wrong. {@code released}: keys whose group was just deleted, read first; null: random keys.
    */
   private void plainWork(long process, Random random, List<String> released) throws IOException {
-    try (Table t = oneAttempt.getTable(table)) {
+    try (Table t = clients.oneAttempt.getTable(table)) {
       for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
         String key = released != null ? released.get(random.nextInt(released.size()))
-            : random.nextBoolean() ? heldKey(random) : currentKey(random.nextInt(keys));
+            : random.nextBoolean() ? heldKey(random) : keys.random(random);
         if (released == null && random.nextBoolean()) {
           plain.append(t, process, key);
         } else {
@@ -424,7 +378,7 @@ public final class AppendWorkload implements FaultTargets {
   /** A key some group holds now, if any is live; otherwise any. */
   private String heldKey(Random random) {
     byte[] leader = leaderRow(random);
-    return leader != null ? Bytes.toString(leader) : currentKey(random.nextInt(keys));
+    return leader != null ? Bytes.toString(leader) : keys.random(random);
   }
 
   private static void sleep(long millis) throws InterruptedIOException {

@@ -1,9 +1,9 @@
 package org.gstore.cli;
 
-import static org.gstore.cli.GStore.allow;
-import static org.gstore.cli.GStore.duration;
-import static org.gstore.cli.GStore.fail;
-import static org.gstore.cli.GStore.positive;
+import static org.gstore.cli.CommandLine.allow;
+import static org.gstore.cli.CommandLine.duration;
+import static org.gstore.cli.CommandLine.fail;
+import static org.gstore.cli.CommandLine.positive;
 
 import java.nio.file.Path;
 import java.time.Duration;

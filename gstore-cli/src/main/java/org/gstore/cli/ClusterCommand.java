@@ -47,92 +47,92 @@ final class ClusterCommand {
       out.println(USAGE);
       return argv.length == 0 ? 2 : 0;
     }
-    Map<String, String> o = GStore.options(argv);
+    Map<String, String> o = CommandLine.options(argv);
     Path dir = Path.of(o.getOrDefault("--dir", "target/cluster"));
     try {
       switch (argv[0]) {
         case "start" -> {
-          GStore.allow(o, "--dir", "--region-servers", "--base-port", "--set", "--secure");
-          ClusterLayout layout = new ClusterLayout(dir, home(), GStore.positive(o, "--region-servers", 3),
-              GStore.positive(o, "--base-port", 21_000), GStore.settings(o), o.containsKey("--secure"));
+          CommandLine.allow(o, "--dir", "--region-servers", "--base-port", "--set", "--secure");
+          ClusterLayout layout = new ClusterLayout(dir, home(), CommandLine.positive(o, "--region-servers", 3),
+              CommandLine.positive(o, "--base-port", 21_000), CommandLine.settings(o), o.containsKey("--secure"));
           ProcessCluster cluster = ProcessCluster.create(layout, out);
           cluster.start();
           out.println("hbase-site.xml for clients: " + layout.clientSite());
           cluster.kerberosInstructions().ifPresent(out::println);
         }
         case "stop" -> {
-          GStore.allow(o, "--dir");
+          CommandLine.allow(o, "--dir");
           ProcessCluster.open(dir, out).stop();
         }
         case "status" -> {
-          GStore.allow(o, "--dir");
+          CommandLine.allow(o, "--dir");
           printStatus(ProcessCluster.open(dir, out), out);
         }
         case "kill" -> {
-          GStore.allow(o, "--dir", "--rs", "--role", "--signal");
+          CommandLine.allow(o, "--dir", "--rs", "--role", "--signal");
           String role = role(o);
-          int signal = GStore.positive(o, "--signal", 9);
+          int signal = CommandLine.positive(o, "--signal", 9);
           boolean sent = ProcessCluster.open(dir, out).kill(role, signal);
           out.println(sent ? "sent signal " + signal + " to " + role : role + " was not running");
         }
         case "restart" -> {
-          GStore.allow(o, "--dir", "--rs", "--role");
+          CommandLine.allow(o, "--dir", "--rs", "--role");
           ProcessCluster.open(dir, out).restart(role(o));
           out.println("restarted " + role(o));
         }
         case "rolling-restart" -> {
-          GStore.allow(o, "--dir");
+          CommandLine.allow(o, "--dir");
           new ServerOperations(ProcessCluster.open(dir, out), out).rollingRestart();
         }
         case "decommission" -> {
-          GStore.allow(o, "--dir", "--rs");
+          CommandLine.allow(o, "--dir", "--rs");
           new ServerOperations(ProcessCluster.open(dir, out), out).decommission(regionServer(o));
         }
         case "recommission" -> {
-          GStore.allow(o, "--dir", "--rs");
+          CommandLine.allow(o, "--dir", "--rs");
           new ServerOperations(ProcessCluster.open(dir, out), out).recommission(regionServer(o));
         }
         case "add-rs" -> {
-          GStore.allow(o, "--dir");
+          CommandLine.allow(o, "--dir");
           new ServerOperations(ProcessCluster.open(dir, out), out).addRegionServer();
         }
         case "remove-rs" -> {
-          GStore.allow(o, "--dir");
+          CommandLine.allow(o, "--dir");
           out.println("removed " + new ServerOperations(ProcessCluster.open(dir, out), out).removeLastRegionServer());
         }
         case "command" -> {
-          GStore.allow(o, "--dir", "--rs", "--role", "--region-servers", "--base-port", "--set");
-          ClusterLayout layout = new ClusterLayout(dir, home(), GStore.positive(o, "--region-servers", 3),
-              GStore.positive(o, "--base-port", 21_000), GStore.settings(o));
+          CommandLine.allow(o, "--dir", "--rs", "--role", "--region-servers", "--base-port", "--set");
+          ClusterLayout layout = new ClusterLayout(dir, home(), CommandLine.positive(o, "--region-servers", 3),
+              CommandLine.positive(o, "--base-port", 21_000), CommandLine.settings(o));
           ProcessCluster.create(layout, System.err).foregroundCommand(role(o)).forEach(out::println);
         }
-        default -> throw GStore.fail("unknown cluster command '" + argv[0] + "'\n" + USAGE);
+        default -> throw CommandLine.fail("unknown cluster command '" + argv[0] + "'\n" + USAGE);
       }
     } catch (IllegalArgumentException e) {
-      throw GStore.fail(e.getMessage());
+      throw CommandLine.fail(e.getMessage());
     }
     return 0;
   }
 
   private static String role(Map<String, String> o) {
     if (o.containsKey("--rs") == o.containsKey("--role")) {
-      throw GStore.fail("name one process: --rs N or --role zookeeper|namenode|datanode|master");
+      throw CommandLine.fail("name one process: --rs N or --role zookeeper|namenode|datanode|master");
     }
-    return o.containsKey("--rs") ? ClusterLayout.regionServer(GStore.positive(o, "--rs", 1)) : o.get("--role");
+    return o.containsKey("--rs") ? ClusterLayout.regionServer(CommandLine.positive(o, "--rs", 1)) : o.get("--role");
   }
 
   private static String regionServer(Map<String, String> o) {
     if (!o.containsKey("--rs")) {
-      throw GStore.fail("name the region server: --rs N");
+      throw CommandLine.fail("name the region server: --rs N");
     }
-    return ClusterLayout.regionServer(GStore.positive(o, "--rs", 1));
+    return ClusterLayout.regionServer(CommandLine.positive(o, "--rs", 1));
   }
 
   /** The distribution this JVM runs from: {@code bin/gstore} sets {@code gstore.home}. */
   private static Path home() {
     String home = System.getProperty("gstore.home");
     if (home == null || !Files.isDirectory(Path.of(home, "lib", "coprocessor"))) {
-      throw GStore.fail("no G-Store distribution (gstore.home is " + home + "); run this through ./gstore");
+      throw CommandLine.fail("no G-Store distribution (gstore.home is " + home + "); run this through ./gstore");
     }
     return Path.of(home);
   }

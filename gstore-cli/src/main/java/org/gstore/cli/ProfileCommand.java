@@ -12,18 +12,18 @@ final class ProfileCommand {
 
   static int run(String[] argv) throws IOException {
     if (argv.length < 2 || argv[1].startsWith("--")) {
-      throw GStore.fail("usage: gstore profile FILE.jfr [--top 25]");
+      throw CommandLine.fail("usage: gstore profile FILE.jfr [--top 25]");
     }
     String[] flags = new String[argv.length - 1];
     flags[0] = "profile";
     System.arraycopy(argv, 2, flags, 1, flags.length - 1);
-    Map<String, String> o = GStore.options(flags);
-    GStore.allow(o, "--top");
+    Map<String, String> o = CommandLine.options(flags);
+    CommandLine.allow(o, "--top");
     Path file = Path.of(argv[1]);
     if (!Files.isRegularFile(file)) {
-      throw GStore.fail("no such file: " + file);
+      throw CommandLine.fail("no such file: " + file);
     }
-    ProfileSteps.of(file).print(System.out, GStore.positive(o, "--top", 25));
+    ProfileSteps.of(file).print(System.out, CommandLine.positive(o, "--top", 25));
     return 0;
   }
 }

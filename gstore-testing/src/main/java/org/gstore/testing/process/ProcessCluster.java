@@ -2,10 +2,6 @@ package org.gstore.testing.process;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -86,7 +82,7 @@ public final class ProcessCluster {
       log.println("cluster in " + layout.dir() + " is already running");
       return;
     }
-    checkPortsFree(notRunning);
+    FreePorts.check(layout, notRunning);
     layout.save();
     SiteFiles sites = new SiteFiles(layout);
     sites.writeSecretOnce();
@@ -116,8 +112,8 @@ public final class ProcessCluster {
       node.stop(Duration.ofSeconds(30));
     }
     // a process that is exiting (its command line already gone, so no longer ours to see) may still hold them
-    awaitPortsFree(role, Duration.ofSeconds(60));
-    checkPortsFree(List.of(role));
+    FreePorts.await(layout, role, Duration.ofSeconds(60));
+    FreePorts.check(layout, List.of(role));
     for (int start = 1; ; start++) {
       startRole(role);
       if (!ClusterLayout.isRegionServer(role) && !role.equals("master")) {
@@ -137,7 +133,7 @@ public final class ProcessCluster {
         // it again (hbase-daemon.sh autostart, systemd's Restart=on-failure). A region server's death stays a failure.
         log.println("master exited before it became active (its log says why); starting it again, as a supervisor"
             + " would (start " + (start + 1) + " of " + MASTER_STARTS + ")");
-        awaitPortsFree(role, Duration.ofSeconds(60));
+        FreePorts.await(layout, role, Duration.ofSeconds(60));
       }
     }
   }
@@ -155,7 +151,7 @@ public final class ProcessCluster {
     ClusterLayout before = layout;
     layout = grown;
     try {
-      checkPortsFree(List.of(role));
+      FreePorts.check(layout, List.of(role));
       layout.save();
       new SiteFiles(layout).writeAll();
       startRole(role);
@@ -266,17 +262,17 @@ public final class ProcessCluster {
 
   private void startRole(String role) throws IOException {
     NodeProcess node = node(role);
-    RoleMain main = main(role);
+    RoleLaunch launch = RoleLaunch.of(layout, role);
     log.println("starting " + role + " (log " + node.log() + ")");
     if (role.equals("namenode")) {
-      formatOnce(jvmFlags(role));
+      RoleLaunch.formatOnce(layout, launch.flags(), log);
     }
     if (role.equals(ClusterLayout.KDC)) {
       // a KDC makes new keys each start: wait for its keytab, not the one of the last start
       Files.deleteIfExists(SiteFiles.keytab(layout));
       Files.deleteIfExists(SiteFiles.krb5Conf(layout));
     }
-    Process process = node.start(jvmFlags(role), main.className(), main.args());
+    Process process = node.start(launch.flags(), launch.className(), launch.args());
     switch (role) {
       case ClusterLayout.KDC -> await(node, process, "the KDC", () -> Files.exists(SiteFiles.keytab(layout))
           && Files.exists(SiteFiles.krb5Conf(layout)) && ClusterProbe.accepts(layout.ports(role).get("kerberos")));
@@ -296,7 +292,7 @@ public final class ProcessCluster {
    * configuration (and formats HDFS first, for the NameNode), but starts nothing.
    */
   public List<String> foregroundCommand(String role) throws IOException {
-    RoleMain main = main(role);
+    RoleLaunch launch = RoleLaunch.of(layout, role);
     layout.save();
     SiteFiles sites = new SiteFiles(layout);
     if (!layout.settings().containsKey("gstore.cluster.secret.file")) {
@@ -304,81 +300,9 @@ public final class ProcessCluster {
     }
     sites.writeAll();
     if (role.equals("namenode")) {
-      formatOnce(jvmFlags(role));
+      RoleLaunch.formatOnce(layout, launch.flags(), log);
     }
-    return node(role).command(jvmFlags(role), main.className(), main.args());
-  }
-
-  private record RoleMain(String className, List<String> args) {}
-
-  private RoleMain main(String role) {
-    return switch (role) {
-      case ClusterLayout.KDC -> new RoleMain("org.apache.hadoop.minikdc.MiniKdc", List.of(
-          layout.roleDir(role).resolve("data").toString(), new SiteFiles(layout).confDir(role)
-              .resolve("minikdc.properties").toString(), SiteFiles.keytab(layout).toString(),
-          "hbase/localhost", "HTTP/localhost", "zookeeper/localhost", SiteFiles.CLIENT_USER));
-      case "zookeeper" -> new RoleMain("org.apache.zookeeper.server.ZooKeeperServerMain",
-          List.of(new SiteFiles(layout).confDir(role).resolve("zoo.cfg").toString()));
-      case "namenode" -> new RoleMain("org.apache.hadoop.hdfs.server.namenode.NameNode", List.of());
-      case "datanode" -> new RoleMain("org.apache.hadoop.hdfs.server.datanode.DataNode", List.of());
-      case "master" -> new RoleMain("org.apache.hadoop.hbase.master.HMaster", List.of("start"));
-      default -> {
-        node(role); // an unknown role fails here, naming the roles there are
-        yield new RoleMain("org.apache.hadoop.hbase.regionserver.HRegionServer", List.of("start"));
-      }
-    };
-  }
-
-  private List<String> jvmFlags(String role) throws IOException {
-    List<String> flags = new ArrayList<>();
-    // 1 GB: with 768 MB a region server that took over every region while the two others were down (a kill, then
-    // a pause) ran out of heap during their recovery, its block cache and memstores taking HBase's default 80%
-    flags.add(ClusterLayout.isRegionServer(role) ? "-Xmx1g" : "-Xmx384m");
-    flags.add("-XX:+UseG1GC");
-    // as HBase's own scripts do: a server out of heap stops at once (its threads die one by one otherwise, and
-    // it lingers half alive), leaving a heap dump beside its log to say what filled it
-    flags.add("-XX:+ExitOnOutOfMemoryError");
-    flags.add("-XX:+HeapDumpOnOutOfMemoryError");
-    flags.add("-XX:HeapDumpPath=" + layout.roleDir(role));
-    flags.add("-Djava.net.preferIPv4Stack=true");
-    flags.add("-Dlog4j.configuration=file:" + layout.roleDir(role).resolve("conf").resolve("log4j.properties"));
-    for (String f : Files.readString(layout.home().resolve("conf").resolve("jvm.options")).trim().split("\\s+")) {
-      if (!f.isEmpty()) {
-        flags.add(f);
-      }
-    }
-    if (layout.secure() && !role.equals(ClusterLayout.KDC)) {
-      flags.addAll(SiteFiles.kerberosFlags(layout, role));
-    }
-    return flags;
-  }
-
-  /** Formats HDFS the first time only: a NameNode directory that has been formatted has {@code current/}. */
-  private void formatOnce(List<String> flags) throws IOException {
-    if (Files.exists(layout.roleDir("namenode").resolve("data").resolve("current"))) {
-      return;
-    }
-    NodeProcess format = new NodeProcess(layout, "namenode");
-    log.println("formatting HDFS");
-    List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    command.addAll(flags);
-    command.add("-cp");
-    command.add(String.join(java.io.File.pathSeparator, layout.roleDir("namenode").resolve("conf").toString(),
-        layout.home().resolve("lib").resolve("*").toString()));
-    command.add("org.apache.hadoop.hdfs.server.namenode.NameNode");
-    command.add("-format");
-    command.add("-nonInteractive");
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(format.log().toFile())).start();
-      if (p.waitFor() != 0) {
-        throw new IOException("formatting HDFS failed:\n" + format.logTail(30));
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while formatting HDFS", e);
-    }
+    return node(role).command(launch.flags(), launch.className(), launch.args());
   }
 
   /**
@@ -403,64 +327,6 @@ public final class ProcessCluster {
       admin.shutdown();
     } catch (IOException e) {
       log.println("HBase did not take the shutdown request (" + e.getMessage() + "); stopping its processes");
-    }
-  }
-
-  private void awaitPortsFree(String role, Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      try {
-        checkPortsFree(List.of(role));
-        return;
-      } catch (IOException stillTaken) {
-        try {
-          Thread.sleep(250);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
-    }
-  }
-
-  private void checkPortsFree(List<String> roles) throws IOException {
-    List<String> taken = new ArrayList<>();
-    for (String role : roles) {
-      layout.ports(role).forEach((name, port) -> {
-        if (!tcpFree(port)) {
-          taken.add(role + " " + name + " " + port + "/tcp");
-        }
-      });
-    }
-    long needed = roles.stream().filter(ClusterLayout::isRegionServer).count();
-    if (needed > 0) {
-      int[] udp = layout.udpPorts();
-      long free = java.util.stream.IntStream.rangeClosed(udp[0], udp[1]).filter(ProcessCluster::udpFree).count();
-      if (free < needed) {
-        taken.add("G-Store's UDP range " + udp[0] + "-" + udp[1] + " (" + free + " free for " + needed + ")");
-      }
-    }
-    if (!taken.isEmpty()) {
-      throw new IOException("ports taken by another program: " + taken + "; stop it, or pick other ports with"
-          + " --base-port");
-    }
-  }
-
-  private static boolean tcpFree(int port) {
-    try (ServerSocket s = new ServerSocket()) {
-      s.setReuseAddress(true);
-      s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static boolean udpFree(int port) {
-    try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))) {
-      return true;
-    } catch (IOException e) {
-      return false;
     }
   }
 

@@ -123,7 +123,7 @@ public final class BankChaos {
       }
       FaultSchedule schedule = new FaultSchedule(cluster, connection, bank, targets, settings.every(),
           settings.down(), settings.pause(), settings.faults(), Math.max(settings.minFaults(),
-          settings.faults().size()), settings.seed(), out, timeline, () -> workers.placement(connection));
+          settings.faults().size()), settings.seed(), out, timeline, () -> workers.placement(connection), plain);
       Thread faulting = started("chaos-faults", schedule);
       out.printf("chaos: %d groups of %d accounts in %s, %d transfer workers and an auditor%s; %d plain HBase"
           + " clients on %s; for %d s, a fault every %d s among %s%n", settings.groups(), settings.accounts(),

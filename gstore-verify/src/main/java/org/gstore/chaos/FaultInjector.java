@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,9 @@ final class FaultInjector {
   private static final Duration GRACEFUL_STOP = Duration.ofSeconds(90);
   private static final int SIGCONT = 18;
   private static final int SIGSTOP = 19;
+  /** The faults aimed at one region server ({@link #regionServer}). */
+  private static final Set<Fault> AIMED_AT_ONE_SERVER = EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.RESTART,
+      Fault.ROLLING_RESTART, Fault.DECOMMISSION);
 
   private final ProcessCluster cluster;
   private final Connection connection;
@@ -56,6 +60,8 @@ final class FaultInjector {
   private final Supplier<Map<String, Set<Integer>>> placement;
   /** Faults injected so far, by kind: the schedule's, counted here as each happens. */
   private final Map<Fault, AtomicInteger> counts;
+  /** Plain HBase's clients, given a region on the server of each fault aimed at one ({@link PlainLoad#regionOn}). */
+  private final PlainLoad plain;
   /** The operators' operations: rolling restarts, decommissions, servers added and removed. */
   private final ServerOperations operations;
 
@@ -65,10 +71,11 @@ final class FaultInjector {
    * @param random shared with the schedule (thread-safe), so a seed replays the whole run
    * @param placement the region servers (rpc ports) each G-Store client's rows are on now, by client thread
    * @param counts where each fault that happened is counted, one counter per kind
+   * @param plain plain HBase's load, given a region on each server a fault is aimed at before it begins
    */
   FaultInjector(ProcessCluster cluster, Connection connection, Bank bank, List<FaultTargets> targets, Duration down,
       Duration pause, Random random, PrintStream out, Timeline timeline,
-      Supplier<Map<String, Set<Integer>>> placement, Map<Fault, AtomicInteger> counts) {
+      Supplier<Map<String, Set<Integer>>> placement, Map<Fault, AtomicInteger> counts, PlainLoad plain) {
     this.cluster = cluster;
     this.connection = connection;
     this.bank = bank;
@@ -80,11 +87,17 @@ final class FaultInjector {
     this.timeline = timeline;
     this.placement = placement;
     this.counts = counts;
+    this.plain = plain;
     this.operations = new ServerOperations(cluster, out);
   }
 
   /** Injects one fault, and returns once what it stopped is back and the cluster serves. */
   void inject(Fault fault, Set<String> taken) throws IOException {
+    // the server a fault aimed at one is aimed at, picked (and given a plain region) before the fault begins
+    String rs = AIMED_AT_ONE_SERVER.contains(fault) ? regionServer(taken) : null;
+    if (rs != null) {
+      serverNamed(rs).ifPresent(s -> plain.regionOn(s, out));
+    }
     long started = System.nanoTime();
     Map<String, Set<Integer>> placedBefore = placement.get();
     int countBefore = counts.get(fault).get();
@@ -95,7 +108,6 @@ final class FaultInjector {
     try {
       what = switch (fault) {
         case KILL -> {
-          String rs = regionServer(taken);
           hit.add(rpcPort(rs));
           try {
             counted(fault, cluster.kill(rs, SIGKILL));
@@ -106,7 +118,6 @@ final class FaultInjector {
           yield "kill -9 " + rs;
         }
         case PAUSE -> {
-          String rs = regionServer(taken);
           hit.add(rpcPort(rs));
           try {
             counted(fault, cluster.kill(rs, SIGSTOP));
@@ -119,7 +130,6 @@ final class FaultInjector {
           yield "SIGSTOP " + rs + " for " + pause.toSeconds() + " s";
         }
         case RESTART -> {
-          String rs = regionServer(taken);
           hit.add(rpcPort(rs));
           try {
             counted(fault, cluster.kill(rs, SIGTERM));
@@ -130,14 +140,12 @@ final class FaultInjector {
           yield "graceful stop and start of " + rs;
         }
         case ROLLING_RESTART -> {
-          String rs = regionServer(taken);
           hit.add(rpcPort(rs));
           operations.restartWithRegionsMoved(rs);
           counts.get(fault).incrementAndGet();
           yield "rolling restart's step on " + rs + " (regions moved away and back)";
         }
         case DECOMMISSION -> {
-          String rs = regionServer(taken);
           hit.add(rpcPort(rs));
           try {
             operations.decommission(rs);
@@ -238,6 +246,14 @@ final class FaultInjector {
     long ended = System.nanoTime();
     timeline.fault(what, started, ended);
     out.printf("chaos: %s; cluster serving %.1f s after it began%n", what, (ended - started) / 1e9);
+  }
+
+  /** The server name {@code role} serves under now, if it is registered. */
+  private java.util.Optional<ServerName> serverNamed(String role) throws IOException {
+    int port = rpcPort(role);
+    try (Admin admin = connection.getAdmin()) {
+      return admin.getRegionServers().stream().filter(s -> s.getPort() == port).findFirst();
+    }
   }
 
   /** Waits until {@code role} has exited, at most {@code timeout}. */

@@ -45,7 +45,7 @@ final class FaultSchedule implements Runnable {
    */
   FaultSchedule(ProcessCluster cluster, Connection connection, Bank bank, List<FaultTargets> targets,
       Duration every, Duration down, Duration pause, Set<Fault> kinds, int minFaults, long seed, PrintStream out,
-      Timeline timeline, Supplier<Map<String, Set<Integer>>> placement) {
+      Timeline timeline, Supplier<Map<String, Set<Integer>>> placement, PlainLoad plain) {
     this.every = every;
     this.kinds = List.copyOf(kinds);
     this.minFaults = minFaults;
@@ -55,7 +55,7 @@ final class FaultSchedule implements Runnable {
       counts.put(f, new AtomicInteger());
     }
     this.injector = new FaultInjector(cluster, connection, bank, targets, down, pause, random, out, timeline,
-        placement, counts);
+        placement, counts, plain);
   }
 
   /** How many faults of each kind were injected so far. */

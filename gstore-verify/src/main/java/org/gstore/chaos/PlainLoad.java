@@ -2,15 +2,23 @@ package org.gstore.chaos;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
@@ -23,7 +31,8 @@ import org.gstore.testing.GStoreTables;
  * write-and-read is one success on the run's {@link Timeline} as {@link Timeline#PLAIN_HBASE}, so that every
  * fault's stall of G-Store's clients can be set beside plain HBase's in the same run. The table runs G-Store's
  * region coprocessor, as every user table of a cluster configured cluster-wide does: its stalls are what a user's
- * other tables see. A read that does not return the client's own last write is counted: HBase lost a write.
+ * other tables see. Before a fault aimed at one region server, the table is given a region there if it has none
+ * ({@link #regionOn}). A read that does not return the client's own last write is counted: HBase lost a write.
  */
 final class PlainLoad {
   private static final byte[] CF = Bytes.toBytes("f");
@@ -70,6 +79,30 @@ final class PlainLoad {
       t.setDaemon(true);
       threads.add(t);
       t.start();
+    }
+  }
+
+  /**
+   * Makes sure {@code server} hosts a region of the table before a fault hits it, moving one there from the server
+   * holding the most when it hosts none: plain clients then meet every server fault as G-Store's do. A server just
+   * restarted or added hosts none until the balancer runs, and a fault there would cost plain HBase nothing, which
+   * said nothing of HBase's recovery. Best effort: a move refused is reported and the fault goes on.
+   */
+  void regionOn(ServerName server, PrintStream out) {
+    try (RegionLocator locator = connection.getRegionLocator(table); Admin admin = connection.getAdmin()) {
+      Map<ServerName, List<HRegionLocation>> byServer = new HashMap<>();
+      for (HRegionLocation l : locator.getAllRegionLocations()) {
+        byServer.computeIfAbsent(l.getServerName(), k -> new ArrayList<>()).add(l);
+      }
+      if (byServer.containsKey(server)) {
+        return;
+      }
+      List<HRegionLocation> most = byServer.values().stream().max(Comparator.comparingInt(List::size))
+          .orElseThrow(() -> new IOException("no region located"));
+      admin.move(most.get(0).getRegion().getEncodedNameAsBytes(), server);
+    } catch (IOException | RuntimeException e) {
+      out.println("chaos: the plain HBase table has no region on " + server + " for this fault (" + e.getMessage()
+          + ")");
     }
   }
 

@@ -240,7 +240,8 @@ final class FaultInjector {
       };
     } finally { // a fault that failed to come back stalled clients too
       if (counts.get(fault).get() > countBefore) {
-        timeline.stalls().fault(new Stalls.Injected(fault, started, hitKnown ? hit : null, placedBefore));
+        timeline.stalls().fault(new Stalls.Injected(fault, started, System.nanoTime(), hitKnown ? hit : null,
+            placedBefore));
       }
     }
     long ended = System.nanoTime();

@@ -14,12 +14,14 @@ import java.util.concurrent.TimeUnit;
 /**
  * How long each client stopped succeeding at each fault of a chaos run, G-Store's clients beside plain HBase's. A
  * client is one thread of a workload (a bank worker, a list-append client, a plain HBase client). Its stall at a
- * fault is the time from the fault's start to its first success at or after it (to the end of the run if none
- * came). A success is a commit or any other definite answer of the system ({@link Timeline#answered}: an abort by
- * conflict, a group refused, gone, created or deleted): a list-append client whose group its creator deleted fails
- * its transactions by design, and that is no stall. Counted only for a client that succeeded in the {@link #ACTIVE_NANOS} before the fault: one already
- * stalled by an earlier fault is that fault's stall. A G-Store client is unrelated to a fault when none of its
- * groups' rows was on a region server the fault hit, as they were placed when it began. Thread-safe.
+ * fault is its longest time without success that began before the cluster served again and ended after the fault
+ * began, counted from the fault's start at the earliest (to the end of the run if no success came): the first call
+ * after a fault may reach a live server and succeed, and the next one the faulted server. A success is a commit or
+ * any other definite answer of the system ({@link Timeline#answered}: an abort by conflict, a group refused, gone,
+ * created or deleted): a list-append client whose group its creator deleted fails its transactions by design, and
+ * that is no stall. Counted only for a client that succeeded in the {@link #ACTIVE_NANOS} before the fault: one
+ * already stalled by an earlier fault is that fault's stall. A G-Store client is unrelated to a fault when none of
+ * its groups' rows was on a region server the fault hit, as they were placed when it began. Thread-safe.
  */
 public final class Stalls {
   /** A client that succeeded this long before a fault was active when it began. */
@@ -28,11 +30,13 @@ public final class Stalls {
   static final long STALLED_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /**
-   * One injected fault: its kind, when it began ({@code System.nanoTime}), the region servers it hit (rpc ports;
+   * One injected fault: its kind, when it began and when the cluster served again ({@code System.nanoTime}), the
+   * region servers it hit (rpc ports;
    * empty when it hit none, as a master's kill; null when not known, as a balancer run), and the region servers
    * holding each G-Store client's rows when it began (clients not named are never unrelated).
    */
-  public record Injected(Fault kind, long startNanos, Set<Integer> hit, Map<String, Set<Integer>> placement) {}
+  public record Injected(Fault kind, long startNanos, long endNanos, Set<Integer> hit,
+      Map<String, Set<Integer>> placement) {}
 
   /** A G-Store client's longest stall at a fault of a kind: whose, from when ({@code System.nanoTime}), seconds. */
   public record Worst(String client, long startNanos, double seconds) {}
@@ -87,7 +91,7 @@ public final class Stalls {
       Worst worst = null;
       for (Injected f : injected) {
         for (Map.Entry<String, Client> c : clients.entrySet()) {
-          double stall = c.getValue().stallAt(f.startNanos(), endNanos);
+          double stall = c.getValue().stallAt(f.startNanos(), f.endNanos(), endNanos);
           if (Double.isNaN(stall)) {
             continue;
           }
@@ -145,14 +149,27 @@ public final class Stalls {
       times[size++] = nanos;
     }
 
-    /** Seconds from {@code start} to the first success at or after it; NaN if the client was not active then. */
-    synchronized double stallAt(long start, long end) {
+    /**
+     * The client's longest time without success that began before the fault ended ({@code faultEnd}) and ended
+     * after it began ({@code start}), counted from {@code start} at the earliest (to {@code runEnd} if no success
+     * came); NaN if the client was not active as it began. A call in flight elsewhere that succeeds just after the
+     * fault began does not hide the stall of the client's next call.
+     */
+    synchronized double stallAt(long start, long faultEnd, long runEnd) {
       int i = firstAtOrAfter(start);
       if (i == 0 || start - times[i - 1] > ACTIVE_NANOS) {
         return Double.NaN;
       }
-      long next = i < size ? times[i] : Math.max(end, start);
-      return (next - start) / 1e9;
+      long longest = 0;
+      for (long from = start; from <= Math.max(faultEnd, start); i++) {
+        long next = i < size ? times[i] : Math.max(runEnd, start);
+        longest = Math.max(longest, next - from);
+        if (i >= size) {
+          break;
+        }
+        from = next;
+      }
+      return longest / 1e9;
     }
 
     private int firstAtOrAfter(long t) {

@@ -31,9 +31,9 @@ class StallsTest {
         stalls.succeeded("idle", true, t * S); // inactive for more than 10 s before the fault: not counted
       }
     }
-    stalls.fault(new Stalls.Injected(Fault.KILL, 19 * S + S / 2, Set.of(21020),
+    stalls.fault(new Stalls.Injected(Fault.KILL, 19 * S + S / 2, 20 * S, Set.of(21020),
         Map.of("near", Set.of(21010, 21020), "far", Set.of(21010, 21030))));
-    stalls.fault(new Stalls.Injected(Fault.BALANCE, 60 * S + S / 2, null, Map.of("far", Set.of(21010))));
+    stalls.fault(new Stalls.Injected(Fault.BALANCE, 60 * S + S / 2, 60 * S + S / 2, null, Map.of("far", Set.of(21010))));
 
     List<Stalls.KindStalls> kinds = stalls.summarize(100 * S);
 
@@ -60,12 +60,32 @@ class StallsTest {
   void aClientThatNeverSucceedsAgainStallsToTheEndOfTheRun() {
     Stalls stalls = new Stalls();
     stalls.succeeded("gone", true, 9 * S);
-    stalls.fault(new Stalls.Injected(Fault.MASTER, 10 * S, Set.of(), Map.of("gone", Set.of(21010))));
+    stalls.fault(new Stalls.Injected(Fault.MASTER, 10 * S, 11 * S, Set.of(), Map.of("gone", Set.of(21010))));
 
     Stalls.KindStalls master = stalls.summarize(70 * S).get(0);
 
     assertThat(master.gstore().max()).isEqualTo(60.0);
     assertThat(master.hbase().clients()).isZero();
     assertThat(master.line()).isEqualTo("stalls fault=master count=1 gstore-max=60.0 hbase-max=- unrelated-max=60.0");
+  }
+
+  @Test
+  void aClientWhoseCallInFlightSucceedsAfterTheFaultStillStallsOnItsNextCall() {
+    Stalls stalls = new Stalls();
+    for (long t = 0; t < 20; t++) {
+      stalls.succeeded("hbase-0", false, t * S);
+    }
+    stalls.succeeded("hbase-0", false, 20 * S + S / 10); // a call to a live server, in flight as the kill began
+    stalls.succeeded("hbase-0", false, 48 * S); // the next call's row was on the killed server: 28 s
+    for (long t = 49; t < 100; t++) {
+      if (t < 60 || t >= 80) { // 60 to 80: a gap that began after the fault ended, not this fault's
+        stalls.succeeded("hbase-0", false, t * S);
+      }
+    }
+    stalls.fault(new Stalls.Injected(Fault.KILL, 20 * S, 50 * S, Set.of(21020), Map.of()));
+
+    Stalls.KindStalls kill = stalls.summarize(100 * S).get(0);
+
+    assertThat(kill.hbase().max()).isEqualTo(27.9, org.assertj.core.data.Offset.offset(1e-9));
   }
 }

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 @WithMiniCluster(regionServers = 1)
 class RecoveryZnodesIT {
-  private static final String PARENT = "/recovery-znodes-it";
+  /** A parent of this run's own: the cluster is shared by the JVM's tests, and a rerun must not meet this one's. */
+  private static final String PARENT = "/recovery-znodes-it-" + System.nanoTime();
   private static ZooKeeper zk;
   private static RecoveryZnodes znodes;
 

@@ -96,7 +96,7 @@ final class FaultInjector {
     // the server a fault aimed at one is aimed at, picked (and given a plain region) before the fault begins
     String rs = AIMED_AT_ONE_SERVER.contains(fault) ? regionServer(taken) : null;
     if (rs != null) {
-      serverNamed(rs).ifPresent(s -> plain.regionOn(s, out));
+      givePlainRegion(rs);
     }
     long started = System.nanoTime();
     Map<String, Set<Integer>> placedBefore = placement.get();
@@ -249,11 +249,19 @@ final class FaultInjector {
     out.printf("chaos: %s; cluster serving %.1f s after it began%n", what, (ended - started) / 1e9);
   }
 
-  /** The server name {@code role} serves under now, if it is registered. */
-  private java.util.Optional<ServerName> serverNamed(String role) throws IOException {
+  /** Gives the plain HBase table a region on {@code role}'s server; the fault goes on whatever happens. */
+  private void givePlainRegion(String role) {
     int port = rpcPort(role);
     try (Admin admin = connection.getAdmin()) {
-      return admin.getRegionServers().stream().filter(s -> s.getPort() == port).findFirst();
+      java.util.Optional<ServerName> server = admin.getRegionServers().stream().filter(s -> s.getPort() == port)
+          .findFirst();
+      if (server.isPresent()) {
+        plain.regionOn(server.get(), out);
+      } else {
+        out.println("chaos: " + role + " is not registered yet; the plain HBase table may have no region there");
+      }
+    } catch (IOException | RuntimeException e) {
+      out.println("chaos: the plain HBase table may have no region on " + role + " (" + e.getMessage() + ")");
     }
   }
 

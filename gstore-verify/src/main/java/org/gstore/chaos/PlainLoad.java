@@ -41,6 +41,8 @@ final class PlainLoad {
   private static final int REGIONS = 6;
   /** Between two operations of a client: a steady pace that leaves the machine to the workloads under test. */
   private static final long PACE_MILLIS = 50;
+  /** How long a fault waits for the plain table's region to move onto its server. */
+  private static final Duration MOVE_WAIT = Duration.ofSeconds(10);
 
   private final Connection connection;
   private final TableName table;
@@ -89,20 +91,37 @@ final class PlainLoad {
    * said nothing of HBase's recovery. Best effort: a move refused is reported and the fault goes on.
    */
   void regionOn(ServerName server, PrintStream out) {
-    try (RegionLocator locator = connection.getRegionLocator(table); Admin admin = connection.getAdmin()) {
+    byte[] region;
+    try (RegionLocator locator = connection.getRegionLocator(table)) {
       Map<ServerName, List<HRegionLocation>> byServer = new HashMap<>();
       for (HRegionLocation l : locator.getAllRegionLocations()) {
         byServer.computeIfAbsent(l.getServerName(), k -> new ArrayList<>()).add(l);
       }
-      if (byServer.containsKey(server)) {
+      if (byServer.containsKey(server) || byServer.isEmpty()) {
         return;
       }
-      List<HRegionLocation> most = byServer.values().stream().max(Comparator.comparingInt(List::size))
-          .orElseThrow(() -> new IOException("no region located"));
-      admin.move(most.get(0).getRegion().getEncodedNameAsBytes(), server);
+      region = byServer.values().stream().max(Comparator.comparingInt(List::size)).orElseThrow().get(0).getRegion()
+          .getEncodedNameAsBytes();
     } catch (IOException | RuntimeException e) {
-      out.println("chaos: the plain HBase table has no region on " + server + " for this fault (" + e.getMessage()
-          + ")");
+      out.println("chaos: the plain HBase table's regions could not be located (" + e.getMessage() + ")");
+      return;
+    }
+    // waited for at most MOVE_WAIT: a move from a server another fault of the round has just stopped lasts until
+    // HBase expires that server, and the fault must not wait for it
+    Thread mover = new Thread(() -> {
+      try (Admin admin = connection.getAdmin()) {
+        admin.move(region, server);
+      } catch (IOException | RuntimeException e) {
+        out.println("chaos: the plain HBase table has no region on " + server + " for this fault (" + e.getMessage()
+            + ")");
+      }
+    }, "chaos-plain-move");
+    mover.setDaemon(true);
+    mover.start();
+    try {
+      mover.join(MOVE_WAIT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

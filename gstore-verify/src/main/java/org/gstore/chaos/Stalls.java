@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * How long each client stopped succeeding at each fault of a chaos run, G-Store's clients beside plain HBase's. A
  * client is one thread of a workload (a bank worker, a list-append client, a plain HBase client). Its stall at a
- * fault is its longest time without success that began before the cluster served again and ended after the fault
- * began, counted from the fault's start at the earliest (to the end of the run if no success came): the first call
- * after a fault may reach a live server and succeed, and the next one the faulted server. A success is a commit or
+ * fault is its longest time without success that ended after the fault began and began at most
+ * {@link #REACH_NANOS} after it (and before the cluster served again), counted from the fault's start at the
+ * earliest (to the end of the run if no success came): the first call after a fault may reach a live server and
+ * succeed, and the next one the faulted server. Faults injected together share their clients' stalls. A success is a commit or
  * any other definite answer of the system ({@link Timeline#answered}: an abort by conflict, a group refused, gone,
  * created or deleted): a list-append client whose group its creator deleted fails its transactions by design, and
  * that is no stall. Counted only for a client that succeeded in the {@link #ACTIVE_NANOS} before the fault: one
@@ -26,6 +27,12 @@ import java.util.concurrent.TimeUnit;
 public final class Stalls {
   /** A client that succeeded this long before a fault was active when it began. */
   static final long ACTIVE_NANOS = TimeUnit.SECONDS.toNanos(10);
+  /**
+   * A time without success counts at a fault if it began at most this long after the fault did: long enough for a
+   * client's next few calls (its pace is milliseconds) to reach the faulted server, short enough that a later fault's
+   * stall is not taken in by a long one (a pause, a decommission) still under way.
+   */
+  static final long REACH_NANOS = TimeUnit.SECONDS.toNanos(2);
   /** A stall longer than this counts as the client stalling at all (a client's own pace is milliseconds). */
   static final long STALLED_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -66,6 +73,13 @@ public final class Stalls {
     }
   }
 
+  /** A time without success: from when ({@code System.nanoTime}), how long. */
+  private record Gap(long fromNanos, long nanos) {
+    double seconds() {
+      return nanos / 1e9;
+    }
+  }
+
   private final Map<String, Client> clients = new ConcurrentHashMap<>();
   private final List<Injected> faults = new CopyOnWriteArrayList<>();
 
@@ -91,13 +105,14 @@ public final class Stalls {
       Worst worst = null;
       for (Injected f : injected) {
         for (Map.Entry<String, Client> c : clients.entrySet()) {
-          double stall = c.getValue().stallAt(f.startNanos(), f.endNanos(), endNanos);
-          if (Double.isNaN(stall)) {
+          Gap gap = c.getValue().stallAt(f.startNanos(), f.endNanos(), endNanos);
+          if (gap == null) {
             continue;
           }
+          double stall = gap.seconds();
           (c.getValue().gstore ? gstore : hbase).add(stall);
           if (c.getValue().gstore && (worst == null || stall > worst.seconds())) {
-            worst = new Worst(c.getKey(), f.startNanos(), stall);
+            worst = new Worst(c.getKey(), gap.fromNanos(), stall);
           }
           Set<Integer> rows = f.placement().get(c.getKey());
           if (c.getValue().gstore && f.hit() != null && rows != null && rows.stream().noneMatch(f.hit()::contains)) {
@@ -150,26 +165,29 @@ public final class Stalls {
     }
 
     /**
-     * The client's longest time without success that began before the fault ended ({@code faultEnd}) and ended
-     * after it began ({@code start}), counted from {@code start} at the earliest (to {@code runEnd} if no success
-     * came); NaN if the client was not active as it began. A call in flight elsewhere that succeeds just after the
-     * fault began does not hide the stall of the client's next call.
+     * The client's longest time without success that ended after the fault began ({@code start}) and began before
+     * it ended ({@code faultEnd}) and at most {@link #REACH_NANOS} after it began, counted from {@code start} at the
+     * earliest (to {@code runEnd} if no success came); null if the client was not active as it began. A call in
+     * flight elsewhere that succeeds just after the fault began does not hide the stall of the client's next call.
      */
-    synchronized double stallAt(long start, long faultEnd, long runEnd) {
+    synchronized Gap stallAt(long start, long faultEnd, long runEnd) {
       int i = firstAtOrAfter(start);
       if (i == 0 || start - times[i - 1] > ACTIVE_NANOS) {
-        return Double.NaN;
+        return null;
       }
-      long longest = 0;
-      for (long from = start; from <= Math.max(faultEnd, start); i++) {
+      long lastFrom = Math.max(start, Math.min(faultEnd, start + REACH_NANOS));
+      Gap longest = null;
+      for (long from = start; from <= lastFrom; i++) {
         long next = i < size ? times[i] : Math.max(runEnd, start);
-        longest = Math.max(longest, next - from);
+        if (longest == null || next - from > longest.nanos()) {
+          longest = new Gap(from, next - from);
+        }
         if (i >= size) {
           break;
         }
         from = next;
       }
-      return longest / 1e9;
+      return longest;
     }
 
     private int firstAtOrAfter(long t) {

@@ -12,7 +12,7 @@ class StallsTest {
   private static final long S = TimeUnit.SECONDS.toNanos(1);
 
   @Test
-  void eachClientStallsFromTheFaultToItsFirstSuccessAfterIt() {
+  void eachClientStallsFromTheFaultToTheEndOfItsLongestTimeWithoutSuccess() {
     Stalls stalls = new Stalls();
     for (long t = 0; t <= 100; t++) { // every client succeeds each second, except where a fault stops it
       if (t < 20 || t >= 32) {
@@ -82,10 +82,17 @@ class StallsTest {
         stalls.succeeded("hbase-0", false, t * S);
       }
     }
+    for (long t = 0; t < 100; t++) {
+      if (t <= 30 || t >= 50) { // stopped 10 s into the fault, by something else: not this fault's stall
+        stalls.succeeded("hbase-1", false, t * S);
+      }
+    }
     stalls.fault(new Stalls.Injected(Fault.KILL, 20 * S, 50 * S, Set.of(21020), Map.of()));
 
     Stalls.KindStalls kill = stalls.summarize(100 * S).get(0);
 
     assertThat(kill.hbase().max()).isEqualTo(27.9, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(kill.hbase().median()).as("hbase-1: a second between successes, as far as the fault reaches")
+        .isEqualTo(1.0);
   }
 }

@@ -11,10 +11,7 @@ import static org.gstore.cli.CommandLine.settings;
 
 import java.io.File;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

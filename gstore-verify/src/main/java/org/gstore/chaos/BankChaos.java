@@ -210,7 +210,8 @@ public final class BankChaos {
 
   /**
    * Twice the transfer workers: teams of two to four share each group, and a run needs several teams for groups to
-   * form and dissolve often (about two a second per team) and for faults to find some mid-change.
+   * form and dissolve often (about one every 2 s per team under faults, measured 2026-12-07) and for faults to find
+   * some mid-change.
    */
   private int appendClients() {
     return 2 * settings.workers();

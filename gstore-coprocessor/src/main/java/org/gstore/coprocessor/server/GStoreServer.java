@@ -167,7 +167,8 @@ public final class GStoreServer implements GroupService, Closeable {
       return tables.reservedUids(self);
     }, hosted, locator, metrics, writer, waiters, threads("protocol"), threads("engine-start"));
     this.transactions = new ServerTransactions(env.getConfiguration(), config, hbase, hosted, wal, shipper, metrics,
-        runtime::awaitGroup, this::leadsHere, faults::now, threads("cache-reads"));
+        runtime::awaitGroup, this::leadsHere, faults::now, threads("cache-reads"),
+        host::descriptorServedHere, threads("table-guard"));
     this.regions = new RegionLifecycle(serverName.getServerName(), tables, hosted, runtime, writer, recovery,
         transactions.handover(), metrics, host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
     ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,

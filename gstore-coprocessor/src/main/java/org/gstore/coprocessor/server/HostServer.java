@@ -3,8 +3,11 @@ package org.gstore.coprocessor.server;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.hbase.Server;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.HasRegionServerServices;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.regionserver.HRegion;
@@ -55,6 +58,19 @@ final class HostServer {
   void abort(String why, Throwable cause) {
     if (server != null) {
       server.abort(why, cause);
+    }
+  }
+
+  /**
+   * The descriptor a region of {@code table} open here serves with, or null if none is open here (or the region
+   * server cannot list them: the caller asks the master instead).
+   */
+  TableDescriptor descriptorServedHere(TableName table) {
+    try {
+      List<? extends Region> open = onlineRegions.getRegions(table);
+      return open.isEmpty() ? null : open.get(0).getTableDescriptor();
+    } catch (IOException e) {
+      return null;
     }
   }
 

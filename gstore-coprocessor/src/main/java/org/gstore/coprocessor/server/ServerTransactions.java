@@ -1,9 +1,12 @@
 package org.gstore.coprocessor.server;
 
 import java.util.concurrent.ThreadFactory;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.gstore.common.protocol.Key;
 import org.gstore.coprocessor.config.GStoreConfig;
@@ -33,9 +36,10 @@ public final class ServerTransactions implements AutoCloseable {
 
   ServerTransactions(Configuration conf, GStoreConfig config, PooledConnection hbase, HostedRegions hosted,
       SharedWal wal, UpdateShipper shipper, GStoreMetrics metrics, GroupCaches.Lookup groups,
-      Predicate<Key> leadsHere, LongSupplier clock, ThreadFactory cacheReads) {
+      Predicate<Key> leadsHere, LongSupplier clock, ThreadFactory cacheReads,
+      Function<TableName, TableDescriptor> servedHere, ThreadFactory tableRefresh) {
     this.localRows = new LocalRows(hosted::regionOf);
-    this.tableGuard = new TableGuard(hbase, conf);
+    this.tableGuard = new TableGuard(hbase, conf, servedHere, tableRefresh);
     GroupCaches caches = new GroupCaches(new CacheLoader(hbase, localRows, config.maxFutureMillis(),
         config.snapshotRetentionMillis(), metrics, cacheReads), groups, leadsHere);
     CommitValidator validator = new CommitValidator(tableGuard,
@@ -69,5 +73,6 @@ public final class ServerTransactions implements AutoCloseable {
   @Override
   public void close() {
     manager.close();
+    tableGuard.close();
   }
 }

@@ -3,7 +3,14 @@ package org.gstore.coprocessor.server;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.TableNotFoundException;
@@ -13,25 +20,60 @@ import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.txn.MemberTables;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tells whether a table can hold group members: it exists, is not a system table, and runs G-Store (in its
  * descriptor, or cluster-wide through {@code hbase-site.xml}); and hands out table descriptors for checking
- * commits. Answers are cached for a few seconds. One per region server.
+ * commits. One per region server.
+ *
+ * <p>Every commit asks, so no answer may wait for the master. A table with a region open here is answered from
+ * that region's descriptor, which is the one it serves with. Any other table's answer comes from the master once
+ * and is then kept: when it is {@value #REFRESH_MILLIS} ms old it is still given out while a background thread
+ * asks the master again, and a failed refresh keeps it. Keeping it while the master is away is sound because only
+ * the master alters or drops a table: an answer can be outdated by at most one refresh period, as before, and a
+ * master {@code kill -9} no longer stops every group's commits until a new master serves (it stopped them for 50 s
+ * in the chaos run of 2026-12-07).
  */
-public final class TableGuard implements MemberTables {
-  private static final long CACHE_MILLIS = 5_000;
+public final class TableGuard implements MemberTables, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TableGuard.class);
+  static final long REFRESH_MILLIS = 5_000;
+
+  /** Where the master's answer comes from: a table's descriptor, or {@link TableNotFoundException}. */
+  @FunctionalInterface
+  interface DescriptorSource {
+    TableDescriptor descriptor(TableName table) throws IOException;
+  }
 
   private record Verdict(String problem, TableDescriptor descriptor, long at) {}
 
-  private final Connection connection;
+  private final DescriptorSource master;
+  private final Function<TableName, TableDescriptor> servedHere;
   private final boolean clusterWide;
+  private final LongSupplier clock;
+  private final ExecutorService refresher;
   private final Map<String, Verdict> cache = new ConcurrentHashMap<>();
+  private final Set<String> refreshing = ConcurrentHashMap.newKeySet();
 
-  TableGuard(Connection connection, Configuration conf) {
-    this.connection = connection;
-    this.clusterWide = lists(conf, CoprocessorHost.USER_REGION_COPROCESSOR_CONF_KEY)
-        || lists(conf, CoprocessorHost.REGION_COPROCESSOR_CONF_KEY);
+  TableGuard(Connection connection, Configuration conf, Function<TableName, TableDescriptor> servedHere,
+      ThreadFactory refreshThread) {
+    this(table -> {
+      try (Admin admin = connection.getAdmin()) {
+        return admin.getDescriptor(table);
+      }
+    }, servedHere, lists(conf, CoprocessorHost.USER_REGION_COPROCESSOR_CONF_KEY)
+        || lists(conf, CoprocessorHost.REGION_COPROCESSOR_CONF_KEY), System::currentTimeMillis,
+        Executors.newSingleThreadExecutor(refreshThread));
+  }
+
+  TableGuard(DescriptorSource master, Function<TableName, TableDescriptor> servedHere, boolean clusterWide,
+      LongSupplier clock, ExecutorService refresher) {
+    this.master = master;
+    this.servedHere = servedHere;
+    this.clusterWide = clusterWide;
+    this.clock = clock;
+    this.refresher = refresher;
   }
 
   /** Whether G-Store runs on every user table of a cluster configured with {@code conf}. */
@@ -54,35 +96,75 @@ public final class TableGuard implements MemberTables {
   }
 
   private Verdict verdict(String table) throws IOException {
-    long now = System.currentTimeMillis();
     Verdict v = cache.get(table);
-    if (v == null || now - v.at >= CACHE_MILLIS) {
-      v = check(table, now);
-      cache.put(table, v);
+    if (v != null && clock.getAsLong() - v.at < REFRESH_MILLIS) {
+      return v;
     }
-    return v;
-  }
-
-  private Verdict check(String table, long now) throws IOException {
     TableName name;
     try {
       name = TableName.valueOf(table);
     } catch (IllegalArgumentException e) {
-      return new Verdict("'" + table + "' is not a valid table name", null, now);
+      return remember(table, new Verdict("'" + table + "' is not a valid table name", null, clock.getAsLong()));
     }
     if (name.isSystemTable() || StateTables.NAMESPACE.equals(name.getNamespaceAsString())) {
-      return new Verdict("table " + table + " is a system table; groups hold rows of user tables only", null, now);
+      return remember(table, new Verdict("table " + table + " is a system table; groups hold rows of user tables"
+          + " only", null, clock.getAsLong()));
     }
-    TableDescriptor descriptor;
-    try (Admin admin = connection.getAdmin()) {
-      descriptor = admin.getDescriptor(name);
+    TableDescriptor local = servedHere.apply(name);
+    if (local != null) {
+      return remember(table, judge(local));
+    }
+    if (v == null) {
+      return remember(table, askMaster(name));
+    }
+    refreshLater(table, name);
+    return v;
+  }
+
+  private Verdict remember(String table, Verdict v) {
+    cache.put(table, v);
+    return v;
+  }
+
+  private void refreshLater(String table, TableName name) {
+    if (!refreshing.add(table)) {
+      return;
+    }
+    try {
+      refresher.execute(() -> {
+        try {
+          remember(table, askMaster(name));
+        } catch (Throwable t) { // kept: the old answer stands until the master answers
+          LOG.debug("Could not refresh what G-Store knows of table {}; the answer of {} ms ago stands", table,
+              clock.getAsLong() - cache.get(table).at, t);
+        } finally {
+          refreshing.remove(table);
+        }
+      });
+    } catch (RejectedExecutionException closed) {
+      refreshing.remove(table);
+    }
+  }
+
+  private Verdict askMaster(TableName name) throws IOException {
+    try {
+      return judge(master.descriptor(name));
     } catch (TableNotFoundException e) {
-      return new Verdict("table " + table + " does not exist", null, now);
+      return new Verdict("table " + name.getNameAsString() + " does not exist", null, clock.getAsLong());
     }
+  }
+
+  private Verdict judge(TableDescriptor descriptor) {
     if (!clusterWide && !descriptor.hasCoprocessor(GStoreConfig.REGION_COPROCESSOR)) {
-      return new Verdict("table " + table + " does not run G-Store (add " + GStoreConfig.REGION_COPROCESSOR
-          + " to its descriptor or to " + CoprocessorHost.USER_REGION_COPROCESSOR_CONF_KEY + ")", null, now);
+      return new Verdict("table " + descriptor.getTableName().getNameAsString() + " does not run G-Store (add "
+          + GStoreConfig.REGION_COPROCESSOR + " to its descriptor or to "
+          + CoprocessorHost.USER_REGION_COPROCESSOR_CONF_KEY + ")", null, clock.getAsLong());
     }
-    return new Verdict(null, descriptor, now);
+    return new Verdict(null, descriptor, clock.getAsLong());
+  }
+
+  @Override
+  public void close() {
+    refresher.shutdownNow();
   }
 }

@@ -43,6 +43,7 @@ import org.gstore.recovery.hbase.RecoveryZnodes;
 import org.gstore.recovery.hbase.OutcomeTable;
 import org.gstore.recovery.hbase.WalRecovery;
 import org.gstore.recovery.hbase.CommitApplier;
+import org.gstore.recovery.hbase.DepartureFencing;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.recovery.hbase.WalFiles;
 import org.gstore.testing.junit.WithMiniCluster;
@@ -96,6 +97,45 @@ class WalRecoveryIT {
         }
         assertThat(recoveryFs.exists(new Path(root, zombie))).as("no new directory either").isFalse();
         assertThat(recorded(cluster, ZOMBIES_GROUP, "too-late-1")).isFalse();
+      } finally {
+        wal.abandon();
+        zk.close();
+      }
+    }
+  }
+
+  /**
+   * A server's log is fenced as soon as the server leaves ZooKeeper's live set, before any region of it opens and
+   * asks for the replay: its HDFS lease recovery runs beside HBase's own WAL split instead of after it. Fencing alone
+   * writes nothing; the replay that follows reads the fenced log whole.
+   */
+  @Test
+  void aDepartedServersLogIsFencedAtOnceAndItsReplayLaterReadsItWhole(GStoreMiniCluster cluster) throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Path root = GStoreConfig.walRoot(conf);
+    String departed = "departed.example.com,16020,7"; // never a live region server
+    GroupRef group = group("departed-group");
+    try (FileSystem departedFs = FileSystem.newInstance(root.toUri(), conf);
+        FileSystem recoveryFs = FileSystem.newInstance(root.toUri(), conf)) {
+      SharedWal wal = openWal(departedFs, root, departed);
+      ZooKeeper zk = TestZooKeeper.session(conf);
+      try {
+        wal.append(group, record(group, "before-fence", null)).get(30, TimeUnit.SECONDS);
+        WalRecovery recovery = recovery(cluster, recoveryFs, zk);
+        String parent = cluster.getTestingUtility().getZooKeeperWatcher().getZNodePaths().baseZNode;
+
+        new DepartureFencing(new RecoveryZnodes(() -> zk, parent, ZooDefs.Ids.OPEN_ACL_UNSAFE), recovery).run();
+
+        Path fenced = new Path(root, departed + WalRecovery.RECOVERING);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> allClosed(recoveryFs, fenced));
+        assertThat(recoveryFs.exists(new Path(root, departed))).isFalse();
+        assertThatThrownBy(() -> wal.append(group, record(group, "after-fence", null)).get(60, TimeUnit.SECONDS))
+            .isInstanceOf(ExecutionException.class);
+        assertThat(recorded(cluster, group, "before-fence")).as("fencing writes nothing").isFalse();
+
+        recovery.recoverDeadServers();
+        assertThat(recorded(cluster, group, "before-fence")).isTrue();
+        assertThat(recorded(cluster, group, "after-fence")).isFalse();
       } finally {
         wal.abandon();
         zk.close();
@@ -429,6 +469,19 @@ class WalRecoveryIT {
           throw new AssertionError("these logs hold no protocol state: " + changes);
         },
         600_000, attemptMillis);
+  }
+
+  /** Whether {@code dir} exists and each of its log files is closed: its lease recovered, its length final. */
+  private static boolean allClosed(FileSystem fs, Path dir) throws IOException {
+    if (!fs.exists(dir)) {
+      return false;
+    }
+    for (Path f : WalFiles.files(fs, dir)) {
+      if (!((org.apache.hadoop.hdfs.DistributedFileSystem) fs).isFileClosed(f)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether a replay recorded that {@code txnId} committed, for a retry of it to find at the group's next leader. */

@@ -50,6 +50,7 @@ public record GStoreConfig(
     long quarantineRetryMillis,
     long recoveryRetainMillis,
     long recoveryHeartbeatMillis,
+    long recoveryDeparturePollMillis,
     long recoveryZombieWindowMillis,
     long alertShippingLagMillis,
     long alertStalledMillis,
@@ -148,6 +149,11 @@ public record GStoreConfig(
   public static final String RECOVERY_RETAIN_MS = "gstore.recovery.retain.ms";
   /** How often each server claims T_P and each leader drops what every server persisted (see docs/recovery.md). */
   public static final String RECOVERY_HEARTBEAT_MS = "gstore.recovery.heartbeat.ms";
+  /**
+   * How often each server reads ZooKeeper's live servers to fence the G-Store WAL of one that left as soon as it
+   * leaves, beside HBase's own WAL split (a read of one znode's children; HDFS is touched only when a server left).
+   */
+  public static final String RECOVERY_DEPARTURE_POLL_MS = "gstore.recovery.departure.poll.ms";
   /**
    * How long a server declared dead is suspected of still acknowledging shipped writes it cannot persist (a paused
    * process that has not yet learned of its death): leaders hold what it had not claimed that long, then ship it
@@ -249,6 +255,7 @@ public record GStoreConfig(
         longIn(conf, SHIPPER_QUARANTINE_RETRY_MS, ShipmentLedger.DEFAULT_QUARANTINE_RETRY_MILLIS, 1_000, 3_600_000),
         longIn(conf, RECOVERY_RETAIN_MS, 600_000, 1_000, 7L * 24 * 3_600_000),
         longIn(conf, RECOVERY_HEARTBEAT_MS, 5_000, 10, 600_000),
+        longIn(conf, RECOVERY_DEPARTURE_POLL_MS, 500, 50, 60_000),
         longIn(conf, RECOVERY_ZOMBIE_WINDOW_MS,
             2L * conf.getLong(HConstants.HBASE_RPC_TIMEOUT_KEY, HConstants.DEFAULT_HBASE_RPC_TIMEOUT), 1_000,
             3_600_000),

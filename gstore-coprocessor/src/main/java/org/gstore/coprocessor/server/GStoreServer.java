@@ -42,6 +42,7 @@ import org.gstore.recovery.LogId;
 import org.gstore.recovery.PersistenceHeartbeat;
 import org.gstore.recovery.ThresholdAlerts;
 import org.gstore.recovery.hbase.CommitApplier;
+import org.gstore.recovery.hbase.DepartureFencing;
 import org.gstore.recovery.hbase.RecoveryStatusReader;
 import org.gstore.recovery.hbase.RecoveryZnodes;
 import org.gstore.recovery.hbase.WalRecovery;
@@ -173,7 +174,8 @@ public final class GStoreServer implements GroupService, Closeable {
         transactions.handover(), metrics, host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
     ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
         recoveryZnodes, System::currentTimeMillis, regions::longestReplayWaitMillis);
-    this.beats = new ServerBeats(watch, stateLog, config.recoveryHeartbeatMillis(), this::threads);
+    this.beats = new ServerBeats(watch, stateLog, config.recoveryHeartbeatMillis(),
+        new DepartureFencing(recoveryZnodes, recovery), config.recoveryDeparturePollMillis(), this::threads);
     this.deletes = new GroupDeletes(self, transactions.handover()::stopCommits, releaseGate, runtime::submit,
         outbox::send, writer::letOut, config.endpointWaitMillis(), threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, wal::checkNotFenced, deletes::delete,

@@ -82,6 +82,9 @@ public final class WalRecovery {
   private final LogAttempts<Replayed> replays;
   /** The replays of dead logs' protocol state, likewise. */
   private final LogAttempts<Boolean> protocolReplays;
+  /** The fences of logs whose servers just left, ahead of any region's need ({@link #fenceDeadLogs}). */
+  private final LogAttempts<Boolean> fences;
+  private final LogFencer fencer;
   private final FencedLogs fencedLogs;
   private volatile boolean closed;
 
@@ -101,13 +104,14 @@ public final class WalRecovery {
     this.attemptMillis = attemptMillis;
     this.replays = new LogAttempts<>("replay", attemptMillis);
     this.protocolReplays = new LogAttempts<>("protocol replay", attemptMillis);
+    this.fences = new LogAttempts<>("fence", attemptMillis);
     this.fencedLogs = new FencedLogs(fs, root);
     this.fs = fs;
     this.root = root;
     this.selfLog = selfLog;
     this.selfServer = LogId.serverOf(selfLog);
     this.coordination = znodes;
-    LogFencer fencer = new LogFencer(fs, root, attemptMillis, this::pause);
+    this.fencer = new LogFencer(fs, root, attemptMillis, this::pause);
     this.protocol = new ProtocolReplay(fs, root, stateTables, znodes, fencer, attemptMillis, this::pause);
     this.replay = new LogReplay(fs, root, selfServer, znodes, new ReplayWriter(applier, attemptMillis, this::pause),
         protocol, fencer, fencedLogs);
@@ -143,14 +147,7 @@ public final class WalRecovery {
     List<String> notReplayed = new ArrayList<>();
     if (fs.exists(root)) {
       Set<String> live = coordination.liveServers();
-      Map<String, ClaimStore.Flushed> current = coordination.flushed();
-      for (FileStatus dir : fs.listStatus(root)) {
-        String name = dir.getPath().getName();
-        String log = RecoveredLogs.logOf(name);
-        if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog)
-            || LogId.mayStillBeWritten(log, selfServer, live, current)) {
-          continue;
-        }
+      for (String log : deadLogs(live)) {
         if (waitMillis != Long.MAX_VALUE && fencedLogs.holdsNoCommitsOf(log, leadsHere)) {
           replays.startUnlessRecent(log, () -> recover(log)); // a region opening needs no wait for it
           continue;
@@ -183,6 +180,51 @@ public final class WalRecovery {
           + "; the groups it may hold wait for it");
     }
     return new Pass(servers, counts[0], counts[1], System.currentTimeMillis() - start);
+  }
+
+  /**
+   * Fences, in the background, every log a pass would replay that is not fenced yet, and returns at once. Called when
+   * a server leaves ZooKeeper's live set: the HDFS lease recovery of its log (seconds: the DataNodes' next heartbeat)
+   * then runs beside HBase's own WAL split, not after it, when the server's regions open and wait for the replay; and
+   * a region opening learns at once from the fenced log whether it must wait for it ({@link FencedLogs}). Fencing
+   * is the replay's first step and safe at any time once the server is no longer live (a zombie is what it stops);
+   * a log whose lock another server holds is left to it.
+   */
+  public void fenceDeadLogs() throws IOException {
+    if (!fs.exists(root)) {
+      return;
+    }
+    for (String log : deadLogs(coordination.liveServers())) {
+      if (!fs.exists(new Path(root, log + RECOVERING))) {
+        fences.startUnlessRecent(log, () -> fenceUnderLock(log));
+      }
+    }
+  }
+
+  private boolean fenceUnderLock(String log) throws IOException {
+    if (!coordination.tryLock(log)) {
+      return false; // another server recovers it
+    }
+    try {
+      return fencer.fence(log) != null;
+    } finally {
+      coordination.unlock(log);
+    }
+  }
+
+  /** The logs a pass replays: of servers not live, and of earlier G-Store instances here, not yet replayed. */
+  private List<String> deadLogs(Set<String> live) throws IOException {
+    Map<String, ClaimStore.Flushed> current = coordination.flushed();
+    List<String> dead = new ArrayList<>();
+    for (FileStatus dir : fs.listStatus(root)) {
+      String name = dir.getPath().getName();
+      String log = RecoveredLogs.logOf(name);
+      if (dir.isDirectory() && !name.contains(RECOVERED) && !log.equals(selfLog)
+          && !LogId.mayStillBeWritten(log, selfServer, live, current)) {
+        dead.add(log);
+      }
+    }
+    return dead;
   }
 
   /**
@@ -222,14 +264,9 @@ public final class WalRecovery {
     if (!fs.exists(root)) {
       return;
     }
-    Set<String> live = coordination.liveServers();
-    Map<String, ClaimStore.Flushed> current = coordination.flushed();
     List<String> notReplayed = new ArrayList<>();
-    for (FileStatus dir : fs.listStatus(root)) {
-      String name = dir.getPath().getName();
-      String log = RecoveredLogs.logOf(name);
-      if (!dir.isDirectory() || name.contains(RECOVERED) || log.equals(selfLog) || !logs.test(log)
-          || LogId.mayStillBeWritten(log, selfServer, live, current) || protocol.inTables(log)) {
+    for (String log : deadLogs(coordination.liveServers())) {
+      if (!logs.test(log) || protocol.inTables(log)) {
         continue;
       }
       LogAttempts.Work<Boolean> work = () -> {
@@ -263,6 +300,7 @@ public final class WalRecovery {
     closed = true;
     replays.close();
     protocolReplays.close();
+    fences.close();
   }
 
   /**

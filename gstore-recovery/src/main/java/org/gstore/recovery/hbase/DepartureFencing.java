@@ -1,0 +1,39 @@
+package org.gstore.recovery.hbase;
+
+import java.io.IOException;
+import java.util.Set;
+import org.gstore.recovery.ClaimStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fences the G-Store WAL of a region server as soon as it leaves ZooKeeper's live set ({@link
+ * WalRecovery#fenceDeadLogs}), rather than when its regions open elsewhere and wait for the replay. Run often: each
+ * run reads the live set, and looks at the logs only when a server left since the last one (or the last look
+ * failed), and on the first run, for servers that left before this one started.
+ */
+public final class DepartureFencing implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(DepartureFencing.class);
+
+  private final ClaimStore znodes;
+  private final WalRecovery recovery;
+  private Set<String> lastLive;
+
+  public DepartureFencing(ClaimStore znodes, WalRecovery recovery) {
+    this.znodes = znodes;
+    this.recovery = recovery;
+  }
+
+  @Override
+  public void run() {
+    try {
+      Set<String> live = znodes.liveServers();
+      if (lastLive == null || !live.containsAll(lastLive)) {
+        recovery.fenceDeadLogs();
+      }
+      lastLive = live;
+    } catch (IOException e) { // looked at again next run: the last live set is kept
+      LOG.debug("G-Store could not look for logs of departed servers to fence ({}); trying again", e.toString());
+    }
+  }
+}

@@ -36,6 +36,8 @@ public final class OutageStep {
     REGION_OPEN,
     /** A region opening waits for dead servers' WALs that may hold its groups' commits. */
     REPLAY_WAIT,
+    /** A departed server's WAL fenced (renamed, its HDFS leases recovered) as soon as it left, before any replay. */
+    WAL_FENCE,
     /** A dead server's WAL fenced (its HDFS leases recovered) and its commits written to HBase again. */
     WAL_REPLAY,
     /** A leader ships again the commits a server that died had not persisted (logged when decided: 0 ms). */

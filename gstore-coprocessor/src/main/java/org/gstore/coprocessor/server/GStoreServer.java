@@ -174,7 +174,7 @@ public final class GStoreServer implements GroupService, Closeable {
         transactions.handover(), metrics, host::stopping, () -> crashed, this::fatal, threads("loader"), threads("recovery"));
     ThresholdWatch watch = new ThresholdWatch(serverName.getServerName(), heartbeat, shipper.ledger(), alerts,
         recoveryZnodes, System::currentTimeMillis, regions::longestReplayWaitMillis);
-    this.beats = new ServerBeats(watch, stateLog, config.recoveryHeartbeatMillis(),
+    this.beats = new ServerBeats(watch, transactions.persistedMarks(), stateLog, config.recoveryHeartbeatMillis(),
         new DepartureFencing(recoveryZnodes, recovery), config.recoveryDeparturePollMillis(), this::threads);
     this.deletes = new GroupDeletes(self, transactions.handover()::stopCommits, releaseGate, runtime::submit,
         outbox::send, writer::letOut, config.endpointWaitMillis(), threads("release"));

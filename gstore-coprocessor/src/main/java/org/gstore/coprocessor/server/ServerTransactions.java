@@ -16,6 +16,7 @@ import org.gstore.coprocessor.txn.CommitValidator;
 import org.gstore.coprocessor.txn.GroupCaches;
 import org.gstore.coprocessor.txn.GroupHandover;
 import org.gstore.coprocessor.txn.LocalRows;
+import org.gstore.coprocessor.txn.PersistedMarks;
 import org.gstore.coprocessor.txn.TransactionManager;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.coprocessor.wal.UpdateShipper;
@@ -33,6 +34,7 @@ public final class ServerTransactions implements AutoCloseable {
   private final TableGuard tableGuard;
   private final TransactionManager manager;
   private final GroupHandover handover;
+  private final PersistedMarks persistedMarks;
 
   ServerTransactions(Configuration conf, GStoreConfig config, PooledConnection hbase, HostedRegions hosted,
       SharedWal wal, UpdateShipper shipper, GStoreMetrics metrics, GroupCaches.Lookup groups,
@@ -46,6 +48,7 @@ public final class ServerTransactions implements AutoCloseable {
         conf.getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE), config.maxCommitBytes());
     this.manager = new TransactionManager(metrics, wal, shipper, caches, validator, new OutcomeTable(hbase),
         config.endpointWaitMillis(), clock, config.testPlant());
+    this.persistedMarks = new PersistedMarks(caches, wal, shipper);
     this.handover = new GroupHandover(caches, wal, shipper, metrics, config.endpointWaitMillis(),
         config.maxFutureMillis(), clock, config.testPlant());
   }
@@ -63,6 +66,11 @@ public final class ServerTransactions implements AutoCloseable {
   /** Settles a group's cache and shipments when it moves away or is deleted. */
   GroupHandover handover() {
     return handover;
+  }
+
+  /** Logs persisted marks of the groups led here that HBase has caught up with, at each persistence heartbeat. */
+  PersistedMarks persistedMarks() {
+    return persistedMarks;
   }
 
   /** Checks a table G-Store is asked to serve (see {@link TableGuard}). */

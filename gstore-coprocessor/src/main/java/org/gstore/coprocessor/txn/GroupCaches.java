@@ -81,6 +81,17 @@ public final class GroupCaches {
     return unmarked.remove(group);
   }
 
+  /** The serving caches of groups with a commit in this server's WAL after their last persisted mark. */
+  List<GroupCache> unmarkedServing() {
+    List<GroupCache> serving = new ArrayList<>();
+    for (GroupCache cache : caches.values()) {
+      if (cache.closed() == null && unmarked.contains(cache.group)) {
+        serving.add(cache);
+      }
+    }
+    return serving;
+  }
+
   /**
    * The group's serving cache, loaded if needed; null if the group is not active here (never created, being
    * deleted, ended), which is only said while its leader region is open here. {@link NotServingRegionException}

@@ -30,7 +30,7 @@ public final class GroupHandover {
   private static final Logger LOG = LoggerFactory.getLogger(GroupHandover.class);
 
   private final GroupCaches caches;
-  private final CommitLog wal;
+  private final PersistedMarks marks;
   private final UpdateShipper shipper;
   private final GStoreMetrics metrics;
   private final long waitMillis;
@@ -52,7 +52,7 @@ public final class GroupHandover {
   public GroupHandover(GroupCaches caches, CommitLog wal, UpdateShipper shipper, GStoreMetrics metrics,
       long waitMillis, long maxFutureMillis, LongSupplier clock, TestPlant plant) {
     this.caches = caches;
-    this.wal = wal;
+    this.marks = new PersistedMarks(caches, wal, shipper);
     this.shipper = shipper;
     this.metrics = metrics;
     this.waitMillis = waitMillis;
@@ -105,7 +105,7 @@ public final class GroupHandover {
       cache.awaitSettled(waitMillis);
       shipper.drain(cache.group, waitMillis);
       awaitClockPast(cache, waitMillis);
-      logPersisted(cache);
+      marks.log(cache);
       caches.forget(cache);
     }
   }
@@ -140,7 +140,7 @@ public final class GroupHandover {
         try {
           cache.awaitSettled(waitMillis);
           shipper.drain(cache.group, waitMillis);
-          logPersisted(cache);
+          marks.log(cache);
           break;
         } catch (InterruptedIOException e) {
           LOG.error("interrupted shipping group {} before its leader region closes; {} commits not shipped",
@@ -162,29 +162,6 @@ public final class GroupHandover {
       }
       caches.forget(cache);
     }
-  }
-
-  /**
-   * Logs that every commit of the group so far is persisted in HBase, so that a replay of this log does not write
-   * them again (see {@code ReplayFilter}). Not waited for: without the mark a replay writes them, as before. None
-   * while a commit of the group is quarantined, and none if the group logged no commit here since its last mark.
-   */
-  private void logPersisted(GroupCache cache) {
-    if (shipper.ledger().quarantineCause(cache.group).isPresent()) {
-      return; // HBase lacks a commit of the group: a replay must still try it
-    }
-    if (!caches.takeUnmarked(cache.group)) {
-      return; // no commit of the group after its last mark: nothing for a mark to filter
-    }
-    byte[] mark = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
-        .setCommitTs(cache.lastCommitTs()).setTxnId("").setPersistedMark(true).build().toByteArray();
-    wal.append(cache.group, mark).whenComplete((position, failed) -> {
-      if (failed != null) {
-        caches.commitLogging(cache.group); // no mark after all: the next one must still be logged
-      } else {
-        shipper.logged(position);
-      }
-    });
   }
 
   /**

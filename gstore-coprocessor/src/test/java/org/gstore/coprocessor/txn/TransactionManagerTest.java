@@ -274,6 +274,72 @@ class TransactionManagerTest {
     assertThat(appendCount()).as("that mark covers it").isEqualTo(3);
   }
 
+  /**
+   * A group that lives long (a bank, a game played for hours) gets a persisted mark at a heartbeat once HBase has
+   * every commit it logged, not only when it moves: a crash's replay then writes only what came after.
+   */
+  @Test
+  void aLiveGroupIsMarkedPersistedOnlyOnceHBaseHasEveryCommitItLogged() throws Exception {
+    PersistedMarks marks = new PersistedMarks(caches, log, shipper);
+    completeAppendsAsTheyCome();
+    hbaseDown = true;
+    blindCommit("t1", "1");
+    assertThat(marks.markQuietGroups()).as("its commit is not in HBase yet").isZero();
+    assertThat(appendCount()).isEqualTo(1);
+
+    hbaseDown = false;
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shippedCount() == 1);
+    Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> shipper.ledger().pendingCount(RECORD.group()) == 0);
+    assertThat(marks.markQuietGroups()).isEqualTo(1);
+    assertThat(appendCount()).as("the commit, then its mark").isEqualTo(2);
+    assertThat(marks.markQuietGroups()).as("nothing committed since its mark").isZero();
+
+    blindCommit("t2", "2");
+    Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> shipper.ledger().pendingCount(RECORD.group()) == 0);
+    assertThat(marks.markQuietGroups()).isEqualTo(1);
+    assertThat(appendCount()).isEqualTo(4);
+  }
+
+  /** A mark must follow, in the log, every commit it covers: it is never logged while a commit may be logging. */
+  @Test
+  void aGroupWhoseCommitLockIsBusyOrWhoseAppendIsInDoubtIsNotMarked() throws Exception {
+    PersistedMarks marks = new PersistedMarks(caches, log, shipper);
+    completeAppendsAsTheyCome();
+    blindCommit("t1", "1");
+    Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> shipper.ledger().pendingCount(RECORD.group()) == 0);
+    GroupCache cache = caches.get(ID);
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(1);
+    Thread committer = new Thread(() -> {
+      cache.commitLock.lock();
+      try {
+        held.countDown();
+        done.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        cache.commitLock.unlock();
+      }
+    });
+    committer.start();
+    held.await();
+    assertThat(marks.markQuietGroups()).as("a commit of the group may be logging").isZero();
+    done.countDown();
+    committer.join();
+
+    cache.commitLock.lock();
+    try {
+      cache.markInDoubt(new CompletableFuture<>());
+    } finally {
+      cache.commitLock.unlock();
+    }
+    assertThat(marks.markQuietGroups()).as("an append whose outcome is unknown may still land").isZero();
+    assertThat(appendCount()).isEqualTo(1);
+  }
+
   @Test
   void aBlindCommitRetriedAtTheGroupsNextLeaderIsNotAppliedTwice() throws Exception {
     CommitOutcome first = blindCommit("t1", "1");

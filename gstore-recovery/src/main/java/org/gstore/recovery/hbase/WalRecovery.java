@@ -16,6 +16,7 @@ import org.gstore.common.protocol.Key;
 import org.gstore.recovery.ClaimStore;
 import org.gstore.recovery.CommitSink;
 import org.gstore.recovery.LogId;
+import org.gstore.recovery.OutageStep;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -205,8 +206,14 @@ public final class WalRecovery {
     if (!coordination.tryLock(log)) {
       return false; // another server recovers it
     }
+    OutageStep step = OutageStep.start(OutageStep.Kind.WAL_FENCE, selfServer, LogId.serverOf(log), log);
     try {
-      return fencer.fence(log) != null;
+      List<Path> files = fencer.fence(log);
+      step.end(files == null ? "nothing" : "files=" + files.size());
+      return files != null;
+    } catch (IOException | RuntimeException e) {
+      step.failed(e);
+      throw e;
     } finally {
       coordination.unlock(log);
     }

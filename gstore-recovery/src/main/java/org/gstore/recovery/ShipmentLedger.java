@@ -8,6 +8,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.gstore.common.protocol.GroupRef;
 
@@ -43,7 +45,8 @@ public final class ShipmentLedger {
   private final LinkedHashSet<Shipment> queued = new LinkedHashSet<>();
   /** ASYNC_WAL: shipped commits not yet known persisted, with the number of their latest shipment. */
   private final LinkedHashMap<Shipment, Long> unpersisted = new LinkedHashMap<>();
-  private final Map<GroupRef, Integer> heldPerGroup = new HashMap<>();
+  /** The commit timestamps of each group's held commits, with how many held commits have each. */
+  private final Map<GroupRef, TreeMap<Long, Integer>> heldPerGroup = new HashMap<>();
   /** What each WAL stream keeps: records not yet handed over, and those held (queued, unpersisted, quarantined). */
   private final WalHolds wal;
   /**
@@ -74,7 +77,7 @@ public final class ShipmentLedger {
 
   /** A commit durable in the WAL at {@code s.position()} is to be shipped: it is held until persisted. */
   public synchronized void handOver(Shipment s) {
-    heldPerGroup.merge(s.group(), 1, Integer::sum);
+    heldPerGroup.computeIfAbsent(s.group(), g -> new TreeMap<>()).merge(s.commitTs(), 1, Integer::sum);
     wal.hold(s.position());
     queued.add(s);
   }
@@ -298,12 +301,22 @@ public final class ShipmentLedger {
 
   /** Commits handed over and not yet persisted in HBase, quarantined ones included. */
   public synchronized int pendingCount() {
-    return heldPerGroup.values().stream().mapToInt(Integer::intValue).sum();
+    return heldPerGroup.values().stream().flatMap(held -> held.values().stream()).mapToInt(Integer::intValue).sum();
   }
 
   /** Commits of {@code group} handed over and not yet persisted in HBase. */
   public synchronized int pendingCount(GroupRef group) {
-    return heldPerGroup.getOrDefault(group, 0);
+    TreeMap<Long, Integer> held = heldPerGroup.get(group);
+    return held == null ? 0 : held.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
+  /**
+   * The oldest commit timestamp among the held commits of {@code group}, if any: every commit of the group handed
+   * over with an older one is persisted.
+   */
+  public synchronized OptionalLong oldestHeldCommitTs(GroupRef group) {
+    TreeMap<Long, Integer> held = heldPerGroup.get(group);
+    return held == null ? OptionalLong.empty() : OptionalLong.of(held.firstKey());
   }
 
   /** Whether {@code s} is held: waiting to ship (again), shipped but not known persisted, or quarantined. */
@@ -391,7 +404,10 @@ public final class ShipmentLedger {
   }
 
   private void release(Shipment s) {
-    heldPerGroup.computeIfPresent(s.group(), (g, n) -> n == 1 ? null : n - 1);
+    heldPerGroup.computeIfPresent(s.group(), (g, held) -> {
+      held.computeIfPresent(s.commitTs(), (ts, n) -> n == 1 ? null : n - 1);
+      return held.isEmpty() ? null : held;
+    });
     wal.release(s.position());
   }
 }

@@ -32,6 +32,29 @@ class ReplayFilterTest {
     assertThat(replayed(List.of(commit(MOVED, "m1"), commit(STAYED, "s1")))).containsExactly("m1", "s1");
   }
 
+  @Test
+  void aPersistedThroughMarkCoversOnlyTheCommitsBeforeItAtOrBelowItsTimestamp() {
+    // a live group's heartbeat mark: t3 was still being shipped when it was logged, so only t1 and t2 are covered
+    List<WalRecordProto> log = List.of(commit(STAYED, "t1", 10), commit(STAYED, "t2", 20), commit(STAYED, "t3", 30),
+        through(STAYED, 20), commit(STAYED, "t4", 40), commit(MOVED, "m1", 15));
+    assertThat(replayed(log)).containsExactly("t3", "t4", "m1");
+  }
+
+  @Test
+  void aCommitAfterAPersistedThroughMarkIsWrittenWhateverItsTimestamp() {
+    // a commit logged after the mark is not covered by it, even stamped below it (it could not have been persisted)
+    List<WalRecordProto> log = List.of(commit(STAYED, "t1", 10), through(STAYED, 50), commit(STAYED, "t2", 40),
+        through(STAYED, 30));
+    assertThat(replayed(log)).containsExactly("t2");
+  }
+
+  @Test
+  void aLaterMarkCoversWhatAnEarlierOneDidNot() {
+    List<WalRecordProto> log = List.of(commit(STAYED, "t1", 10), commit(STAYED, "t2", 20), through(STAYED, 10),
+        commit(STAYED, "t3", 30), through(STAYED, 30), commit(STAYED, "t4", 40));
+    assertThat(replayed(log)).containsExactly("t4");
+  }
+
   private static List<String> replayed(List<WalRecordProto> log) {
     ReplayFilter filter = new ReplayFilter();
     for (int i = 0; i < log.size(); i++) {
@@ -48,6 +71,16 @@ class ReplayFilterTest {
 
   private static WalRecordProto commit(GroupRef group, String txnId) {
     return WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(group)).setCommitTs(1).setTxnId(txnId).build();
+  }
+
+  private static WalRecordProto commit(GroupRef group, String txnId, long commitTs) {
+    return WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(group)).setCommitTs(commitTs).setTxnId(txnId)
+        .build();
+  }
+
+  private static WalRecordProto through(GroupRef group, long commitTs) {
+    return WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(group)).setCommitTs(commitTs).setTxnId("")
+        .setPersistedThrough(true).build();
   }
 
   private static WalRecordProto mark(GroupRef group) {

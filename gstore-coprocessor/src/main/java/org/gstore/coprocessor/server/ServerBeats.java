@@ -23,7 +23,7 @@ final class ServerBeats {
       Runnable departures, long departurePollMillis, Function<String, ThreadFactory> threads) {
     this.persistence = new HeartbeatThread(() -> {
       watch.beat();
-      marks.markQuietGroups(); // after the beat: what HBase persisted is known then
+      marks.markPersisted(); // after the beat: what HBase persisted is known then
       if (protocolLog != null) {
         protocolLog.relogMarkIfPinning();
       }

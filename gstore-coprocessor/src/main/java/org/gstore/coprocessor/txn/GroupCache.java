@@ -46,6 +46,10 @@ public final class GroupCache {
   private final Map<Key, Deque<RowState>> rows;
   private final long retentionMillis;
   private long lastCommitTs;
+  /** The newest commit timestamp a persisted-through mark of this incarnation covers (0: none). With the lock. */
+  long markedThroughTs;
+  /** The oldest commit this incarnation logged since the group's last persisted mark (0: none). With the lock. */
+  long firstUnmarkedTs;
   /** This incarnation's commits and aborts by validation, for operators (gstore top); not protocol state. */
   private final java.util.concurrent.atomic.AtomicLong commits = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong conflicts = new java.util.concurrent.atomic.AtomicLong();

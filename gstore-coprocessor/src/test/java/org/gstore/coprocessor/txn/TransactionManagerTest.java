@@ -28,6 +28,7 @@ import org.apache.hadoop.hbase.metrics.MetricRegistries;
 import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
 import org.awaitility.Awaitility;
 import org.gstore.common.protocol.CreateMode;
+import org.gstore.common.wire.generated.GStoreProtos.WalRecordProto;
 import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.GroupPhase;
 import org.gstore.common.protocol.GroupRecord;
@@ -71,6 +72,8 @@ class TransactionManagerTest {
   private volatile boolean fastLog;
   /** Whether appends fail as soon as they are made (a log fenced or failed for good). */
   private volatile boolean failingLog;
+  /** What each append logged, in order. */
+  private final List<byte[]> records = new ArrayList<>();
   /** Appends the test has not completed yet. */
   private final List<CompletableFuture<WalPosition>> appends = new ArrayList<>();
   private final List<Long> shipped = new ArrayList<>();
@@ -110,6 +113,7 @@ class TransactionManagerTest {
     CompletableFuture<WalPosition> append = new CompletableFuture<>();
     synchronized (appends) {
       appends.add(append);
+      records.add(record);
       if (failingLog) {
         append.completeExceptionally(new IOException("planted: the log was fenced"));
       } else if (fastLog) {
@@ -284,22 +288,30 @@ class TransactionManagerTest {
     completeAppendsAsTheyCome();
     hbaseDown = true;
     blindCommit("t1", "1");
-    assertThat(marks.markQuietGroups()).as("its commit is not in HBase yet").isZero();
+    assertThat(marks.markPersisted()).as("its commit is not in HBase yet").isZero();
     assertThat(appendCount()).isEqualTo(1);
 
     hbaseDown = false;
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shippedCount() == 1);
     Awaitility.await().atMost(Duration.ofSeconds(10))
         .until(() -> shipper.ledger().pendingCount(RECORD.group()) == 0);
-    assertThat(marks.markQuietGroups()).isEqualTo(1);
+    assertThat(marks.markPersisted()).isEqualTo(1);
     assertThat(appendCount()).as("the commit, then its mark").isEqualTo(2);
-    assertThat(marks.markQuietGroups()).as("nothing committed since its mark").isZero();
+    assertThat(marks.markPersisted()).as("nothing committed since its mark").isZero();
 
     blindCommit("t2", "2");
     Awaitility.await().atMost(Duration.ofSeconds(10))
         .until(() -> shipper.ledger().pendingCount(RECORD.group()) == 0);
-    assertThat(marks.markQuietGroups()).isEqualTo(1);
-    assertThat(appendCount()).isEqualTo(4);
+    hbaseDown = true;
+    CommitOutcome held = blindCommit("t3", "3");
+    assertThat(marks.markPersisted()).as("a busy group: what HBase has of it, up to its oldest commit in flight")
+        .isEqualTo(1);
+    assertThat(appendCount()).isEqualTo(5);
+    WalRecordProto through = loggedRecord(4);
+    assertThat(through.getPersistedThrough()).isTrue();
+    assertThat(through.getPersistedMark()).isFalse();
+    assertThat(through.getCommitTs()).isEqualTo(held.commitTs() - 1);
+    assertThat(marks.markPersisted()).as("HBase persisted nothing more of it since").isZero();
   }
 
   /** A mark must follow, in the log, every commit it covers: it is never logged while a commit may be logging. */
@@ -326,7 +338,7 @@ class TransactionManagerTest {
     });
     committer.start();
     held.await();
-    assertThat(marks.markQuietGroups()).as("a commit of the group may be logging").isZero();
+    assertThat(marks.markPersisted()).as("a commit of the group may be logging").isZero();
     done.countDown();
     committer.join();
 
@@ -336,7 +348,7 @@ class TransactionManagerTest {
     } finally {
       cache.commitLock.unlock();
     }
-    assertThat(marks.markQuietGroups()).as("an append whose outcome is unknown may still land").isZero();
+    assertThat(marks.markPersisted()).as("an append whose outcome is unknown may still land").isZero();
     assertThat(appendCount()).isEqualTo(1);
   }
 
@@ -629,6 +641,12 @@ class TransactionManagerTest {
   /** From now on, appends complete as soon as they are made (a fast log). */
   private void completeAppendsAsTheyCome() {
     fastLog = true;
+  }
+
+  private WalRecordProto loggedRecord(int index) throws IOException {
+    synchronized (appends) {
+      return WalRecordProto.parseFrom(records.get(index));
+    }
   }
 
   private int appendCount() {

@@ -101,8 +101,17 @@ final class FaultSchedule implements Runnable {
         if (!sleepUntil(next)) {
           return;
         }
+        injector.reviveUnplanned();
         List<Fault> now = pick();
-        injectTogether(now);
+        try {
+          injectTogether(now);
+        } catch (IOException | RuntimeException e) {
+          if (injector.reviveUnplanned() == 0) {
+            throw e; // a process the faults brought down would not come back
+          }
+          out.println("chaos: a fault could not end as planned (" + e.getMessage() + "): the cluster was waiting for"
+              + " a region server that died by itself");
+        }
         requeueMissed(now);
         next = Math.max(next + every.toNanos(), System.nanoTime());
       }

@@ -3,12 +3,11 @@ package org.gstore.coprocessor.server;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
@@ -29,16 +28,18 @@ import org.slf4j.LoggerFactory;
  * commits. One per region server.
  *
  * <p>Every commit asks, so no answer may wait for the master. A table with a region open here is answered from
- * that region's descriptor, which is the one it serves with. Any other table's answer comes from the master once
- * and is then kept: when it is {@value #REFRESH_MILLIS} ms old it is still given out while a background thread
- * asks the master again, and a failed refresh keeps it. Keeping it while the master is away is sound because only
- * the master alters or drops a table: an answer can be outdated by at most one refresh period, as before, and a
- * master {@code kill -9} no longer stops every group's commits until a new master serves (it stopped them for 50 s
- * in the chaos run of 2026-12-07).
+ * that region's descriptor, which is the one it serves with; any other from the master. The first question about a
+ * table asks; a background thread then asks again for every table known here each {@value #REFRESH_MILLIS} ms, and
+ * commits take the answer it keeps; a failed refresh keeps the old answer. While the master is reachable an answer is thus at
+ * most about one period old, as before; while it is away answers are kept, which is sound because only the master
+ * alters or drops a table. A master {@code kill -9} no longer stops every group's commits until a new master serves
+ * (it stopped them for 50 s in the chaos run of 2026-12-07). A table no commit asked about for {@value
+ * #FORGET_MILLIS} ms is forgotten: its next question asks the master again.
  */
 public final class TableGuard implements MemberTables, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TableGuard.class);
   static final long REFRESH_MILLIS = 5_000;
+  static final long FORGET_MILLIS = 600_000;
 
   /** Where the master's answer comes from: a table's descriptor, or {@link TableNotFoundException}. */
   @FunctionalInterface
@@ -48,13 +49,25 @@ public final class TableGuard implements MemberTables, AutoCloseable {
 
   private record Verdict(String problem, TableDescriptor descriptor, long at) {}
 
+  /** A table's answer and when a commit last asked for it. */
+  private static final class Known {
+    final TableName name;
+    volatile Verdict verdict;
+    volatile long askedAt;
+
+    Known(TableName name, Verdict verdict, long askedAt) {
+      this.name = name;
+      this.verdict = verdict;
+      this.askedAt = askedAt;
+    }
+  }
+
   private final DescriptorSource master;
   private final Function<TableName, TableDescriptor> servedHere;
   private final boolean clusterWide;
   private final LongSupplier clock;
-  private final ExecutorService refresher;
-  private final Map<String, Verdict> cache = new ConcurrentHashMap<>();
-  private final Set<String> refreshing = ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService refresher;
+  private final Map<String, Known> known = new ConcurrentHashMap<>();
 
   TableGuard(Connection connection, Configuration conf, Function<TableName, TableDescriptor> servedHere,
       ThreadFactory refreshThread) {
@@ -64,16 +77,20 @@ public final class TableGuard implements MemberTables, AutoCloseable {
       }
     }, servedHere, lists(conf, CoprocessorHost.USER_REGION_COPROCESSOR_CONF_KEY)
         || lists(conf, CoprocessorHost.REGION_COPROCESSOR_CONF_KEY), System::currentTimeMillis,
-        Executors.newSingleThreadExecutor(refreshThread));
+        Executors.newSingleThreadScheduledExecutor(refreshThread));
   }
 
+  /** @param refresher runs {@link #refreshAll} every {@link #REFRESH_MILLIS}; null: only when a test calls it */
   TableGuard(DescriptorSource master, Function<TableName, TableDescriptor> servedHere, boolean clusterWide,
-      LongSupplier clock, ExecutorService refresher) {
+      LongSupplier clock, ScheduledExecutorService refresher) {
     this.master = master;
     this.servedHere = servedHere;
     this.clusterWide = clusterWide;
     this.clock = clock;
     this.refresher = refresher;
+    if (refresher != null) {
+      refresher.scheduleWithFixedDelay(this::refreshAll, REFRESH_MILLIS, REFRESH_MILLIS, TimeUnit.MILLISECONDS);
+    }
   }
 
   /** Whether G-Store runs on every user table of a cluster configured with {@code conf}. */
@@ -96,53 +113,50 @@ public final class TableGuard implements MemberTables, AutoCloseable {
   }
 
   private Verdict verdict(String table) throws IOException {
-    Verdict v = cache.get(table);
-    if (v != null && clock.getAsLong() - v.at < REFRESH_MILLIS) {
-      return v;
+    long now = clock.getAsLong();
+    Known k = known.get(table);
+    if (k != null) {
+      k.askedAt = now;
+      return k.verdict;
     }
     TableName name;
     try {
       name = TableName.valueOf(table);
     } catch (IllegalArgumentException e) {
-      return remember(table, new Verdict("'" + table + "' is not a valid table name", null, clock.getAsLong()));
+      return new Verdict("'" + table + "' is not a valid table name", null, now); // not kept: any name may come
     }
     if (name.isSystemTable() || StateTables.NAMESPACE.equals(name.getNamespaceAsString())) {
-      return remember(table, new Verdict("table " + table + " is a system table; groups hold rows of user tables"
-          + " only", null, clock.getAsLong()));
+      return new Verdict("table " + table + " is a system table; groups hold rows of user tables only", null, now);
     }
+    Verdict v = ask(name);
+    known.put(table, new Known(name, v, now));
+    return v;
+  }
+
+  /** The answer from a region of the table open here, if any (the descriptor it serves with), else the master's. */
+  private Verdict ask(TableName name) throws IOException {
     TableDescriptor local = servedHere.apply(name);
-    if (local != null) {
-      return remember(table, judge(local));
-    }
-    if (v == null) {
-      return remember(table, askMaster(name));
-    }
-    refreshLater(table, name);
-    return v;
+    return local != null ? judge(local) : askMaster(name);
   }
 
-  private Verdict remember(String table, Verdict v) {
-    cache.put(table, v);
-    return v;
-  }
-
-  private void refreshLater(String table, TableName name) {
-    if (!refreshing.add(table)) {
-      return;
-    }
-    try {
-      refresher.execute(() -> {
-        try {
-          remember(table, askMaster(name));
-        } catch (Throwable t) { // kept: the old answer stands until the master answers
-          LOG.debug("Could not refresh what G-Store knows of table {}; the answer of {} ms ago stands", table,
-              clock.getAsLong() - cache.get(table).at, t);
-        } finally {
-          refreshing.remove(table);
-        }
-      });
-    } catch (RejectedExecutionException closed) {
-      refreshing.remove(table);
+  /**
+   * Asks again about every table known here (a region of it open here, else the master), keeping the old answer of any it cannot answer now, and
+   * forgets the tables no commit asked about for {@link #FORGET_MILLIS}. Never throws: it runs on the refresher.
+   */
+  void refreshAll() {
+    long now = clock.getAsLong();
+    for (Map.Entry<String, Known> e : known.entrySet()) {
+      Known k = e.getValue();
+      if (now - k.askedAt >= FORGET_MILLIS) {
+        known.remove(e.getKey(), k);
+        continue;
+      }
+      try {
+        k.verdict = ask(k.name);
+      } catch (Throwable t) { // NOPMD: the old answer stands until the master answers; the next refresh asks again
+        LOG.debug("Could not refresh what G-Store knows of table {}; the answer of {} ms ago stands", e.getKey(),
+            now - k.verdict.at, t);
+      }
     }
   }
 
@@ -165,6 +179,8 @@ public final class TableGuard implements MemberTables, AutoCloseable {
 
   @Override
   public void close() {
-    refresher.shutdownNow();
+    if (refresher != null) {
+      refresher.shutdownNow();
+    }
   }
 }

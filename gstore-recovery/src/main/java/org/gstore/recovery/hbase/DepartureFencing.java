@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Fences the G-Store WAL of a region server as soon as it leaves ZooKeeper's live set ({@link
  * WalRecovery#fenceDeadLogs}), rather than when its regions open elsewhere and wait for the replay. Run often: each
- * run reads the live set, and looks at the logs only when a server left since the last one (or the last look
- * failed), and on the first run, for servers that left before this one started.
+ * run reads the live set, and looks at the logs only when a server left since the last one, while a dead log is
+ * still unfenced (or the last look failed), and on the first run, for servers that left before this one started.
  */
 public final class DepartureFencing implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(DepartureFencing.class);
@@ -29,9 +29,12 @@ public final class DepartureFencing implements Runnable {
     try {
       Set<String> live = znodes.liveServers();
       if (lastLive == null || !live.containsAll(lastLive)) {
-        recovery.fenceDeadLogs();
+        // looked at again next run until every dead log is fenced: a fence that failed, or whose lock another
+        // server held without fencing, is started again (at most once per attempt time: WalRecovery's attempts)
+        lastLive = recovery.fenceDeadLogs() == 0 ? live : null;
+      } else {
+        lastLive = live;
       }
-      lastLive = live;
     } catch (IOException e) { // looked at again next run: the last live set is kept
       LOG.debug("G-Store could not look for logs of departed servers to fence ({}); trying again", e.toString());
     }

@@ -36,22 +36,23 @@ final class LogFencer {
       return null; // another server finished it between our check and our lock
     }
     List<Path> files = WalFiles.files(fs, fenced);
+    long deadline = System.currentTimeMillis() + attemptMillis; // one for the log: the lock is held meanwhile
     for (Path f : files) {
-      recoverLease(f);
+      recoverLease(f, deadline);
     }
     return files;
   }
 
   /** Takes the file over from its writer, as HBase does with a dead server's WAL; its length is then final. */
-  private void recoverLease(Path file) throws IOException {
+  private void recoverLease(Path file, long deadline) throws IOException {
     if (!(fs instanceof DistributedFileSystem dfs)) {
       return;
     }
     long wait = 100;
-    long deadline = System.currentTimeMillis() + attemptMillis;
     while (!dfs.recoverLease(file) && !dfs.isFileClosed(file)) {
       if (System.currentTimeMillis() > deadline) {
-        throw new IOException("HDFS did not recover the lease of " + file + " within " + attemptMillis + " ms");
+        throw new IOException("HDFS did not recover the lease of " + file + " within " + attemptMillis + " ms of"
+            + " fencing its log");
       }
       pause.pause(wait);
       wait = Math.min(wait * 2, 1_000);

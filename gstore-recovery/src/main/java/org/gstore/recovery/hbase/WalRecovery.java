@@ -190,16 +190,21 @@ public final class WalRecovery {
    * a region opening learns at once from the fenced log whether it must wait for it ({@link FencedLogs}). Fencing
    * is the replay's first step and safe at any time once the server is no longer live (a zombie is what it stops);
    * a log whose lock another server holds is left to it.
+   *
+   * @return how many dead logs were not fenced yet when it looked (their fences may be running)
    */
-  public void fenceDeadLogs() throws IOException {
+  public int fenceDeadLogs() throws IOException {
     if (!fs.exists(root)) {
-      return;
+      return 0;
     }
+    int unfenced = 0;
     for (String log : deadLogs(coordination.liveServers())) {
       if (!fs.exists(new Path(root, log + RECOVERING))) {
         fences.startUnlessRecent(log, () -> fenceUnderLock(log));
+        unfenced++;
       }
     }
+    return unfenced;
   }
 
   private boolean fenceUnderLock(String log) throws IOException {

@@ -2,14 +2,12 @@ package org.gstore.recovery;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.gstore.common.protocol.GroupRef;
 
@@ -45,8 +43,7 @@ public final class ShipmentLedger {
   private final LinkedHashSet<Shipment> queued = new LinkedHashSet<>();
   /** ASYNC_WAL: shipped commits not yet known persisted, with the number of their latest shipment. */
   private final LinkedHashMap<Shipment, Long> unpersisted = new LinkedHashMap<>();
-  /** The commit timestamps of each group's held commits, with how many held commits have each. */
-  private final Map<GroupRef, TreeMap<Long, Integer>> heldPerGroup = new HashMap<>();
+  private final HeldCommits held = new HeldCommits();
   /** What each WAL stream keeps: records not yet handed over, and those held (queued, unpersisted, quarantined). */
   private final WalHolds wal;
   /**
@@ -77,7 +74,7 @@ public final class ShipmentLedger {
 
   /** A commit durable in the WAL at {@code s.position()} is to be shipped: it is held until persisted. */
   public synchronized void handOver(Shipment s) {
-    heldPerGroup.computeIfAbsent(s.group(), g -> new TreeMap<>()).merge(s.commitTs(), 1, Integer::sum);
+    held.add(s);
     wal.hold(s.position());
     queued.add(s);
   }
@@ -188,7 +185,7 @@ public final class ShipmentLedger {
   public synchronized void refused(Shipment s, String because) {
     quarantine.refused(s, because);
     sentBack.remove(s);
-    queued.remove(s); // still held: heldPerGroup and the WAL keep it
+    queued.remove(s); // still held: held and the WAL keep it
     notifyAll();
   }
 
@@ -206,7 +203,7 @@ public final class ShipmentLedger {
       return false;
     }
     sentBack.remove(s);
-    queued.remove(s); // still held: heldPerGroup and the WAL keep it
+    queued.remove(s); // still held: held and the WAL keep it
     notifyAll();
     return true;
   }
@@ -301,13 +298,12 @@ public final class ShipmentLedger {
 
   /** Commits handed over and not yet persisted in HBase, quarantined ones included. */
   public synchronized int pendingCount() {
-    return heldPerGroup.values().stream().flatMap(held -> held.values().stream()).mapToInt(Integer::intValue).sum();
+    return held.count();
   }
 
   /** Commits of {@code group} handed over and not yet persisted in HBase. */
   public synchronized int pendingCount(GroupRef group) {
-    TreeMap<Long, Integer> held = heldPerGroup.get(group);
-    return held == null ? 0 : held.values().stream().mapToInt(Integer::intValue).sum();
+    return held.count(group);
   }
 
   /**
@@ -315,8 +311,7 @@ public final class ShipmentLedger {
    * over with an older one is persisted.
    */
   public synchronized OptionalLong oldestHeldCommitTs(GroupRef group) {
-    TreeMap<Long, Integer> held = heldPerGroup.get(group);
-    return held == null ? OptionalLong.empty() : OptionalLong.of(held.firstKey());
+    return held.oldest(group);
   }
 
   /** Whether {@code s} is held: waiting to ship (again), shipped but not known persisted, or quarantined. */
@@ -404,10 +399,7 @@ public final class ShipmentLedger {
   }
 
   private void release(Shipment s) {
-    heldPerGroup.computeIfPresent(s.group(), (g, held) -> {
-      held.computeIfPresent(s.commitTs(), (ts, n) -> n == 1 ? null : n - 1);
-      return held.isEmpty() ? null : held;
-    });
+    held.remove(s);
     wal.release(s.position());
   }
 }

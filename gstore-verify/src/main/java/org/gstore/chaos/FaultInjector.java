@@ -249,35 +249,6 @@ final class FaultInjector {
     out.printf("chaos: %s; cluster serving %.1f s after it began%n", what, (ended - started) / 1e9);
   }
 
-  /**
-   * Restarts every region server that is down though no fault holds it down (call between rounds, when every fault
-   * injected has ended): one that died by itself, as a region server whose ZooKeeper session expired while the
-   * machine was starved aborts. A supervisor (systemd, Kubernetes) would restart it; the run says so, with the
-   * reason its log gives, and goes on rather than waiting for a server nobody restarts. Returns how many.
-   */
-  int reviveUnplanned() throws IOException {
-    int revived = 0;
-    for (ProcessCluster.RoleStatus role : cluster.status()) {
-      if (ClusterLayout.isRegionServer(role.role()) && !role.alive()) {
-        out.printf("chaos: %s died with no fault injected (%s); restarting it, as a supervisor would%n", role.role(),
-            abortReason(role.log()));
-        cluster.restart(role.role());
-        revived++;
-      }
-    }
-    return revived;
-  }
-
-  /** The last abort line of a region server's log, or a pointer to the log. */
-  private static String abortReason(java.nio.file.Path log) {
-    try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(log)) {
-      return lines.filter(l -> l.contains("ABORTING region server")).reduce((a, b) -> b)
-          .map(l -> l.substring(l.indexOf("ABORTING"))).orElse("no abort in " + log);
-    } catch (IOException | java.io.UncheckedIOException e) {
-      return "see " + log;
-    }
-  }
-
   /** Gives the plain HBase table a region on {@code role}'s server; the fault goes on whatever happens. */
   private void givePlainRegion(String role) {
     int port = rpcPort(role);

@@ -27,6 +27,7 @@ import org.gstore.testing.process.ProcessCluster;
  */
 final class FaultSchedule implements Runnable {
   private final FaultInjector injector;
+  private final Supervisor supervisor;
   private final Duration every;
   private final List<Fault> kinds;
   private final int minFaults;
@@ -56,6 +57,7 @@ final class FaultSchedule implements Runnable {
     }
     this.injector = new FaultInjector(cluster, connection, bank, targets, down, pause, random, out, timeline,
         placement, counts, plain);
+    this.supervisor = new Supervisor(cluster, out);
   }
 
   /** How many faults of each kind were injected so far. */
@@ -101,12 +103,12 @@ final class FaultSchedule implements Runnable {
         if (!sleepUntil(next)) {
           return;
         }
-        injector.reviveUnplanned();
+        supervisor.reviveUnplanned();
         List<Fault> now = pick();
         try {
           injectTogether(now);
         } catch (IOException | RuntimeException e) {
-          if (injector.reviveUnplanned() == 0) {
+          if (supervisor.reviveUnplanned() == 0) {
             throw e; // a process the faults brought down would not come back
           }
           out.println("chaos: a fault could not end as planned (" + e.getMessage() + "): the cluster was waiting for"

@@ -153,6 +153,13 @@ public final class GroupCache {
     return inDoubt;
   }
 
+  /** A commit stamped {@code commitTs} is about to be appended to the WAL. With the commit lock held. */
+  void logging(long commitTs) {
+    if (firstUnmarkedTs == 0) {
+      firstUnmarkedTs = commitTs;
+    }
+  }
+
   /** With the commit lock held. */
   void markInDoubt(CompletableFuture<Void> settled) {
     inDoubt = settled;

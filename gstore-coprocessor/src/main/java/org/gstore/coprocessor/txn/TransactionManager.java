@@ -283,9 +283,7 @@ public final class TransactionManager {
     WalRecordProto record = WalRecordProto.newBuilder().setGroup(DatagramCodec.toProto(cache.group))
         .setCommitTs(commitTs).setTxnId(txnId).addAllWrites(writes).build();
     caches.commitLogging(cache.group); // before the append: a mark must follow even if its fate is unknown
-    if (cache.firstUnmarkedTs == 0) {
-      cache.firstUnmarkedTs = commitTs;
-    }
+    cache.logging(commitTs);
     CompletableFuture<WalPosition> append = wal.append(cache.group, record.toByteArray());
     WalPosition position;
     try {

@@ -83,6 +83,7 @@ public final class Benchmark {
   private double idleCpuMillisPerSecond;
   private final boolean embedded;
   private final StateTableWrites stateTables;
+  private final ServerCalls serverCalls;
   private final PrintStream out;
 
   /** A benchmark of the cluster this JVM runs (the embedded one): its CPU is this process's. */
@@ -100,6 +101,7 @@ public final class Benchmark {
     this.cpu = embedded ? new EmbeddedCpu() : new ServersCpu(connection);
     this.embedded = embedded;
     this.stateTables = new StateTableWrites(connection);
+    this.serverCalls = new ServerCalls(connection, embedded);
     this.out = out;
   }
 
@@ -255,6 +257,8 @@ public final class Benchmark {
     boolean countStateWrites = measured && system == BenchSystem.GSTORE;
     StateTableWrites.Sample stateBefore;
     StateTableWrites.Sample stateAfter;
+    ServerCalls.Sample callsBefore;
+    ServerCalls.Sample callsAfter;
     try (ProgressBar bar = new ProgressBar(out, () -> (System.nanoTime() - start) / 1e6 / total,
         () -> String.format("%s %s, %d clients", label(system), workload.name(), clients))) {
       List<Future<?>> running = new ArrayList<>();
@@ -268,12 +272,14 @@ public final class Benchmark {
       awaitUntil(recorder.measureFrom(), running);
       ClusterCpu.Sample before = cpu.sample(clientThreads); // the window exactly; the few RPCs below are in it
       stateBefore = countStateWrites ? stateTables.sample() : StateTableWrites.Sample.NONE;
+      callsBefore = countStateWrites ? serverCalls.sample() : ServerCalls.Sample.NONE;
       MeasuredPoint window = new MeasuredPoint(label(system) + " " + workload.name() + " " + clients);
       window.begin();
       awaitUntil(recorder.endAt(), running);
       if (measured) {
         window.commit();
       }
+      callsAfter = countStateWrites ? serverCalls.sample() : ServerCalls.Sample.NONE;
       stateAfter = countStateWrites ? stateTables.sample() : StateTableWrites.Sample.NONE;
       cpuNanos = cpu.sample(clientThreads).minus(before).cpuNanos();
       for (Future<?> f : running) {
@@ -283,13 +289,15 @@ public final class Benchmark {
       pool.shutdownNow();
       workload.tearDown(system);
     }
-    Recorder.Result result = recorder.result(label(system), workload.name(), clients, round, cpuNanos);
+    Recorder.Result result = recorder.result(label(system), workload.name(), clients, round, cpuNanos,
+        callsBefore.perOp(callsAfter, recorder.ops()));
     if (measured) {
       report(result);
     }
     if (countStateWrites) {
       out.printf("%s rows written to G-Store's tables per op: %s%n", " ".repeat(29),
           StateTableWrites.perOperation(stateBefore, stateAfter, result.ops()));
+      out.printf("%s calls by G-Store's servers per op: %s%n", " ".repeat(29), result.calls().line());
     }
     return result;
   }

@@ -80,11 +80,17 @@ final class Recorder {
     }
   }
 
+  /** Operations recorded in the measured window so far. */
+  long ops() {
+    return ops.get();
+  }
+
   /**
    * @param round which of the point's interleaved rounds this was (1 for the first)
    * @param cpuNanos CPU the cluster spent while measuring, or -1 if unknown
+   * @param calls what each operation cost in calls ({@link ServerCalls}); unknown for a system other than G-Store
    */
-  Result result(String system, String workload, int clients, int round, long cpuNanos) {
+  Result result(String system, String workload, int clients, int round, long cpuNanos, ServerCalls.PerOp calls) {
     Histogram h = latencies.getIntervalHistogram();
     double seconds = (endAt - measureFrom) / 1e9;
     long c = commits.get();
@@ -95,7 +101,7 @@ final class Recorder {
         h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99) / 1e3,
         h.getTotalCount() == 0 ? 0 : h.getMean() / 1e3,
         c + a == 0 ? 0 : (double) a / (c + a), cpuNanos < 0 || n == 0 ? Double.NaN : cpuNanos / 1e6 / n,
-        phaseResults());
+        phaseResults(), calls);
   }
 
   private Map<String, Phase> phaseResults() {
@@ -114,7 +120,8 @@ final class Recorder {
    * workloads that record none.
    */
   record Result(String system, String workload, int clients, int round, long ops, double throughput, double p50Ms,
-      double p99Ms, double meanMs, double abortRate, double cpuMsPerOp, Map<String, Phase> phases) {}
+      double p99Ms, double meanMs, double abortRate, double cpuMsPerOp, Map<String, Phase> phases,
+      ServerCalls.PerOp calls) {}
 
   /** How often a phase happened and how long it took. */
   record Phase(long count, double p50Ms, double p99Ms, double meanMs) {}

@@ -50,9 +50,11 @@ public final class Reports {
           Double.isNaN(r.cpuMsPerOp()) ? "" : String.format(Locale.ROOT, "%.3f", r.cpuMsPerOp())));
       json.append(String.format(Locale.ROOT, "    {\"system\": \"%s\", \"workload\": \"%s\", \"clients\": %d,"
           + " \"round\": %d, \"ops\": %d, \"throughput_ops_s\": %.1f, \"p50_ms\": %.3f, \"p99_ms\": %.3f,"
-          + " \"mean_ms\": %.3f, \"abort_rate\": %.4f, \"goodput_ops_s\": %.1f, \"cpu_ms_per_op\": %s%s}%s%n",
+          + " \"mean_ms\": %.3f, \"abort_rate\": %.4f, \"goodput_ops_s\": %.1f, \"cpu_ms_per_op\": %s,"
+          + " \"calls_per_op\": %s%s}%s%n",
           r.system(), r.workload(), r.clients(), r.round(), r.ops(), r.throughput(), r.p50Ms(), r.p99Ms(),
-          r.meanMs(), r.abortRate(), r.throughput() * (1 - r.abortRate()), number(r.cpuMsPerOp()), phasesJson(r),
+          r.meanMs(), r.abortRate(), r.throughput() * (1 - r.abortRate()), number(r.cpuMsPerOp()),
+          callsJson(r.calls()), phasesJson(r),
           i + 1 < results.size() ? "," : ""));
     }
     json.append("  ],\n  \"ratios\": [\n");
@@ -78,6 +80,18 @@ public final class Reports {
   private static String spreadJson(Comparison.Spread s) {
     return String.format(Locale.ROOT, "{\"median\": %s, \"min\": %s, \"max\": %s, \"rounds\": %d}",
         number(s.median()), number(s.min()), number(s.max()), s.rounds());
+  }
+
+  /**
+   * {@code {"rpc": .., "wal_syncs": .., "namenode": .., "datagrams": ..}}: G-Store's servers' calls per operation;
+   * null where not measured (another system, a server that did not answer).
+   */
+  private static String callsJson(ServerCalls.PerOp calls) {
+    if (calls == null || !calls.known()) {
+      return "null";
+    }
+    return String.format(Locale.ROOT, "{\"rpc\": %s, \"wal_syncs\": %s, \"namenode\": %s, \"datagrams\": %s}",
+        number(calls.rpc()), number(calls.walSyncs()), number(calls.namenode()), number(calls.datagrams()));
   }
 
   /** A JSON number, or null for NaN (unknown). */

@@ -57,7 +57,8 @@ final class ServersCpu implements ClusterCpu {
         + (missing == null ? "" : "; some sample missed one, the last was " + missing);
   }
 
-  private static long read(ServerName server, ServerMetrics metrics, String bean, Pattern field) throws IOException {
+  /** The first number {@code field} finds in a region server's {@code /jmx?qry=bean}. */
+  static long read(ServerName server, ServerMetrics metrics, String bean, Pattern field) throws IOException {
     if (metrics.getInfoServerPort() <= 0) {
       throw new IOException("no info server (hbase.regionserver.info.port)");
     }

@@ -30,6 +30,7 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.awaitility.Awaitility;
 import org.gstore.chaos.BankChaos;
 import org.gstore.chaos.Fault;
+import org.gstore.chaos.Stalls;
 import org.gstore.chaos.Workload;
 import org.gstore.cli.GStore;
 import org.gstore.cli.top.PrometheusScrape;
@@ -195,8 +196,42 @@ class ProcessClusterIT {
     cluster.restart("rs1");
   }
 
+  /**
+   * How much longer than the plain HBase clients beside them G-Store's clients may go without a commit during an
+   * operator's operation. This is a liveness bound, not the target (1 s, docs/recovery.md, which a decommission
+   * misses: a closing leader region waits for its shipments to member regions moving at the same time, 19.4 s
+   * measured against plain HBase's 0.7 s). It fails a group that stops until a lease lapses or an operator acts.
+   */
+  private static final double OPERATION_STALL_ALLOWANCE_SECONDS = 30;
+
   @Test
   @Order(5)
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
+  void groupsKeepCommittingThroughRollingRestartsDecommissionsAndNewServers() throws Exception {
+    EnumSet<Fault> operations = EnumSet.of(Fault.ROLLING_RESTART, Fault.DECOMMISSION, Fault.ADD_RS);
+    BankChaos.Settings settings = new BankChaos.Settings(Duration.ofSeconds(30), Duration.ofSeconds(5),
+        Duration.ofSeconds(10), Duration.ofSeconds(15), operations, operations.size(), 4, 8, 4, 5,
+        EnumSet.allOf(Workload.class));
+    BankChaos.Outcome outcome;
+    try (Connection connection = ConnectionFactory.createConnection(cluster.clientConfiguration())) {
+      outcome = new BankChaos(connection, cluster, settings, System.out).run();
+    }
+    assertThat(outcome.lost()).as("acknowledged transfers lost").isZero();
+    assertThat(outcome.duplicated()).as("accounts off (a transfer applied twice or half)").isZero();
+    assertThat(outcome.history().line()).endsWith("verdict=strict-serializable");
+    for (Fault kind : operations) {
+      assertThat(outcome.count(kind)).as(kind.counted()).isPositive();
+      Stalls.KindStalls stalls = outcome.stalls(kind);
+      assertThat(stalls.gstore().clients()).as(kind.counted() + ": G-Store clients measured").isPositive();
+      assertThat(stalls.hbase().clients()).as(kind.counted() + ": plain HBase clients measured").isPositive();
+      assertThat(stalls.gstore().max()).as(stalls.line())
+          .isLessThanOrEqualTo(stalls.hbase().max() + OPERATION_STALL_ALLOWANCE_SECONDS);
+    }
+    assertThat(outcome.ok()).isTrue();
+  }
+
+  @Test
+  @Order(6)
   @Timeout(value = 20, unit = TimeUnit.MINUTES)
   void chaosMixingEveryFaultKindLosesAndDuplicatesNothing() throws Exception {
     BankChaos.Settings settings = new BankChaos.Settings(Duration.ofSeconds(60), Duration.ofSeconds(10),
@@ -215,8 +250,8 @@ class ProcessClusterIT {
     assertThat(outcome.history().line()).as("the list-append history, checked").contains(" ok=")
         .endsWith("verdict=strict-serializable");
     try (var runs = Files.list(DIR)) {
-      assertThat(runs.filter(d -> d.getFileName().toString().startsWith("chaos-")).toList())
-          .as("the run's files").singleElement()
+      assertThat(runs.filter(d -> d.getFileName().toString().startsWith("chaos-")).sorted().reduce((a, b) -> b))
+          .as("the last run's files").get()
           .satisfies(run -> assertThat(Files.size(run.resolve("timeline.png"))).as("timeline.png").isPositive())
           .satisfies(run -> assertThat(run.resolve("timeline.csv")).exists())
           .satisfies(run -> assertThat(run.resolve("history.jsonl")).exists());

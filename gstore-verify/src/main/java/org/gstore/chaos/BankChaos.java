@@ -88,12 +88,19 @@ public final class BankChaos {
 
   /**
    * What a run found; {@code ok} when every invariant held, the history (if the list-append workload ran) is
-   * strictly serializable, and the fault schedule ran as planned.
+   * strictly serializable, and the fault schedule ran as planned. {@code stalls}: what each kind of fault cost
+   * G-Store's clients and the plain HBase clients beside them, one entry per kind injected.
    */
   public record Outcome(Map<Fault, Integer> faults, long commits, long lost, long duplicated,
-      org.gstore.history.CheckReport history, boolean ok) {
+      org.gstore.history.CheckReport history, List<Stalls.KindStalls> stalls, boolean ok) {
     public int count(Fault kind) {
       return faults.getOrDefault(kind, 0);
+    }
+
+    /** The stalls of {@code kind}; throws if no fault of that kind was injected. */
+    public Stalls.KindStalls stalls(Fault kind) {
+      return stalls.stream().filter(k -> k.kind() == kind).findFirst()
+          .orElseThrow(() -> new IllegalArgumentException("no " + kind.counted() + " in this run"));
     }
   }
 
@@ -177,7 +184,7 @@ public final class BankChaos {
       }
       out.printf("%s commits=%d lost=%d duplicated=%d invariant=%s%n", verdict, acknowledged.size(), check.lost(),
           check.accountsOff(), ok ? "ok" : "broken");
-      return new Outcome(counts, acknowledged.size(), check.lost(), check.accountsOff(), history, ok);
+      return new Outcome(counts, acknowledged.size(), check.lost(), check.accountsOff(), history, stalls, ok);
     }
   }
 

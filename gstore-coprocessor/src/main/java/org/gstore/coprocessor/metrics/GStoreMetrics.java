@@ -45,6 +45,8 @@ public final class GStoreMetrics {
   private final Counter commitsReplaySkipped;
   private final Counter recoveryMillis;
   private final Counter regionStateLoads;
+  /** Data calls G-Store's server parts made to HBase (gets, puts, batches, scanners, endpoint calls). */
+  private final Counter hbaseCalls;
 
   public GStoreMetrics(MetricRegistry registry) {
     datagramsSent = registry.counter("datagramsSent");
@@ -72,6 +74,12 @@ public final class GStoreMetrics {
     commitsReplaySkipped = registry.counter("commitsReplaySkipped");
     recoveryMillis = registry.counter("recoveryMillis");
     regionStateLoads = registry.counter("regionStateLoads");
+    hbaseCalls = registry.counter("hbaseCalls");
+  }
+
+  /** G-Store's server made one data call to HBase. */
+  public void hbaseCalled() {
+    hbaseCalls.increment();
   }
 
   /** A region's group state was loaded (once per region opened with G-Store). */

@@ -124,9 +124,9 @@ public final class GStoreServer implements GroupService, Closeable {
     OwnerToken ownerToken = secrets.ownerTokens();
     this.writeFence = new WriteFence(hosted, ownerToken, config.testPlant());
     VersionClock versions = new VersionClock();
-    this.hbase = PooledConnection.of(env.getConnection(), serverName);
-    this.tables = new StateTables(hbase, versions);
     GStoreMetrics metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
+    this.hbase = PooledConnection.of(env.getConnection(), serverName, metrics::hbaseCalled);
+    this.tables = new StateTables(hbase, versions);
     this.locator = new HBaseKeyLocator(hbase, threads("locator"));
     this.peers = new PeerRegistry(env.getConfiguration());
     this.transport = new UdpTransport(secrets.datagrams(), metrics);

@@ -29,21 +29,24 @@ import org.apache.hadoop.hbase.client.TableBuilder;
 final class PooledConnection implements Connection {
   private final Connection connection;
   private final ThreadPoolExecutor calls;
+  /** Told of every data call a table of this connection makes ({@link CountedTables}). */
+  private final Runnable called;
 
-  PooledConnection(Connection connection, ThreadFactory threads) {
+  PooledConnection(Connection connection, ThreadFactory threads, Runnable called) {
     this.connection = connection;
+    this.called = called;
     this.calls = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
         threads);
   }
 
-  static PooledConnection of(Connection connection, ServerName server) {
-    return new PooledConnection(connection, ServerThreads.named("hbase-calls", server));
+  static PooledConnection of(Connection connection, ServerName server, Runnable called) {
+    return new PooledConnection(connection, ServerThreads.named("hbase-calls", server), called);
   }
 
-  /** The shared pool unless the caller brings its own. */
+  /** The shared pool unless the caller brings its own; every call its tables make is counted. */
   @Override
   public TableBuilder getTableBuilder(TableName tableName, ExecutorService pool) {
-    return connection.getTableBuilder(tableName, pool != null ? pool : calls);
+    return CountedTables.counting(connection.getTableBuilder(tableName, pool != null ? pool : calls), called);
   }
 
   @Override

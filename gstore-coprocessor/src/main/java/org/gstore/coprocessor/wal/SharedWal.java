@@ -21,6 +21,7 @@ public final class SharedWal implements CommitLog, Closeable {
   private final Path root;
   private final WalStream[] streams;
   private final Consumer<WalStoppedException> onStopped;
+  private final WalMetrics metrics;
 
   /**
    * @param failureStopMillis how long a stream may keep failing before it gives up ({@link WalStream})
@@ -30,6 +31,7 @@ public final class SharedWal implements CommitLog, Closeable {
   public SharedWal(FileSystem fs, Path root, int streams, long rollBytes, boolean hsync, long failureStopMillis,
       WalMetrics metrics, Consumer<WalStoppedException> onStopped) throws IOException {
     this.fs = fs;
+    this.metrics = metrics;
     this.onStopped = onStopped;
     this.root = root;
     this.streams = new WalStream[streams];
@@ -95,6 +97,7 @@ public final class SharedWal implements CommitLog, Closeable {
    * @throws IOException if HDFS could not answer (not known either way)
    */
   public void checkNotFenced() throws IOException {
+    metrics.namenodeCalled();
     if (!fs.exists(root)) {
       throw new WalFencedException("the G-Store WAL " + root + " was fenced by a recovery: this server is dead to"
           + " HBase");

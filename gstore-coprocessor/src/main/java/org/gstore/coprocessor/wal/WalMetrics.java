@@ -10,12 +10,19 @@ public final class WalMetrics {
   private final Histogram syncMicros;
   private final Counter syncs;
   private final Counter records;
+  /** Calls to the NameNode outside appends: the checks that this server's log is not fenced. */
+  private final Counter namenodeCalls;
 
   public WalMetrics(MetricRegistry registry) {
     this.batchSize = registry.histogram("walBatchSize");
     this.syncMicros = registry.histogram("walSyncLatencyMicros");
     this.syncs = registry.counter("walSyncs");
     this.records = registry.counter("walRecords");
+    this.namenodeCalls = registry.counter("namenodeCalls");
+  }
+
+  void namenodeCalled() {
+    namenodeCalls.increment();
   }
 
   void synced(int batch, long nanos) {

@@ -1,6 +1,7 @@
 package org.gstore.coprocessor.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.gstore.coprocessor.Fakes.fake;
 
 import java.util.ArrayList;
@@ -12,8 +13,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,10 +29,11 @@ class PooledConnectionTest {
   private final List<ExecutorService> pools = new ArrayList<>();
   private final AtomicBoolean serverConnectionClosed = new AtomicBoolean();
   private final AtomicInteger threadsStarted = new AtomicInteger();
+  private final AtomicInteger calls = new AtomicInteger();
   private final PooledConnection connection = new PooledConnection(regionServerConnection(), r -> {
     threadsStarted.incrementAndGet();
     return new Thread(r);
-  });
+  }, calls::incrementAndGet);
 
   @AfterEach
   void tearDown() {
@@ -71,6 +77,20 @@ class PooledConnectionTest {
     assertThat(serverConnectionClosed).as("the region server's connection").isFalse();
   }
 
+  @Test
+  void everyDataCallOfItsTablesIsCountedAndItsFailureReachesTheCallerAsItself() throws Exception {
+    try (Table t = connection.getTable(GROUPS)) {
+      t.get(new Get(Bytes.toBytes("a")));
+      t.put(new Put(Bytes.toBytes("a")).addColumn(Bytes.toBytes("f"), Bytes.toBytes("q"), Bytes.toBytes(1)));
+      t.batch(List.of(), new Object[0]);
+      assertThat(t.getName()).isNull(); // the fake's answer: asking costs no call
+      assertThat(calls).as("a get, a put and a batch").hasValue(3);
+      assertThatThrownBy(() -> t.delete(new Delete(Bytes.toBytes("a"))))
+          .isInstanceOf(java.io.IOException.class).hasMessage("region busy");
+    }
+    assertThat(calls).as("the failed delete counts; close does not").hasValue(4);
+  }
+
   private Connection regionServerConnection() {
     return fake(Connection.class, (method, args) -> switch (method) {
       case "isClosed" -> serverConnectionClosed.get();
@@ -80,7 +100,12 @@ class PooledConnectionTest {
       }
       case "getTableBuilder" -> {
         pools.add((ExecutorService) args[1]);
-        yield fake(TableBuilder.class, (m, a) -> m.equals("build") ? fake(Table.class, (tm, ta) -> null) : null);
+        yield fake(TableBuilder.class, (m, a) -> m.equals("build") ? fake(Table.class, (tm, ta) -> {
+          if (tm.equals("delete")) {
+            throw new java.io.IOException("region busy");
+          }
+          return null;
+        }) : null);
       }
       default -> null;
     });

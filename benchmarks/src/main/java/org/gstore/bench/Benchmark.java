@@ -259,6 +259,8 @@ public final class Benchmark {
     StateTableWrites.Sample stateAfter;
     ServerCalls.Sample callsBefore;
     ServerCalls.Sample callsAfter;
+    long opsBefore;
+    long opsAfter;
     try (ProgressBar bar = new ProgressBar(out, () -> (System.nanoTime() - start) / 1e6 / total,
         () -> String.format("%s %s, %d clients", label(system), workload.name(), clients))) {
       List<Future<?>> running = new ArrayList<>();
@@ -270,18 +272,21 @@ public final class Benchmark {
         }));
       }
       awaitUntil(recorder.measureFrom(), running);
+      // the calls first and last, each with the operations counted then, so the samples between are outside
+      callsBefore = countStateWrites ? serverCalls.sample() : ServerCalls.Sample.NONE;
+      opsBefore = recorder.ops();
       ClusterCpu.Sample before = cpu.sample(clientThreads); // the window exactly; the few RPCs below are in it
       stateBefore = countStateWrites ? stateTables.sample() : StateTableWrites.Sample.NONE;
-      callsBefore = countStateWrites ? serverCalls.sample() : ServerCalls.Sample.NONE;
       MeasuredPoint window = new MeasuredPoint(label(system) + " " + workload.name() + " " + clients);
       window.begin();
       awaitUntil(recorder.endAt(), running);
       if (measured) {
         window.commit();
       }
-      callsAfter = countStateWrites ? serverCalls.sample() : ServerCalls.Sample.NONE;
       stateAfter = countStateWrites ? stateTables.sample() : StateTableWrites.Sample.NONE;
       cpuNanos = cpu.sample(clientThreads).minus(before).cpuNanos();
+      opsAfter = recorder.ops();
+      callsAfter = countStateWrites ? serverCalls.sample() : ServerCalls.Sample.NONE;
       for (Future<?> f : running) {
         f.get();
       }
@@ -290,7 +295,7 @@ public final class Benchmark {
       workload.tearDown(system);
     }
     Recorder.Result result = recorder.result(label(system), workload.name(), clients, round, cpuNanos,
-        callsBefore.perOp(callsAfter, recorder.ops()));
+        callsBefore.perOp(callsAfter, opsAfter - opsBefore));
     if (measured) {
       report(result);
     }

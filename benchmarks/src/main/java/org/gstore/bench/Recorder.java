@@ -80,7 +80,7 @@ final class Recorder {
     }
   }
 
-  /** Operations recorded in the measured window so far. */
+  /** Operations recorded in the measured window so far (none before it begins). */
   long ops() {
     return ops.get();
   }

@@ -2,8 +2,8 @@ package org.gstore.bench;
 
 import java.io.IOException;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
@@ -12,17 +12,20 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.metrics.Counter;
 import org.apache.hadoop.hbase.metrics.MetricRegistries;
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
+import org.gstore.common.metrics.PrometheusScrape;
 
 /**
  * The calls G-Store's region servers made, summed over the cluster: data calls to HBase ({@code HbaseCalls}), syncs
  * of the shared WAL ({@code WalSyncs}), NameNode lookups ({@code NamenodeCalls}) and datagrams sent
  * ({@code DatagramsSent}). Divided by a window's operations they are {@code calls_per_op}: what a group's
- * lifecycle or a transaction costs in round trips, the quantity issue 55's design cuts.
+ * lifecycle or a transaction costs in round trips. Region-location lookups, the master's answers and a scanner's
+ * batches after its first are not counted: the figures are a floor.
  *
  * <p>An embedded cluster's region servers share this JVM's one coprocessor registry, so it is read here once (its
- * counters are already the cluster's sums); a real cluster's are read from each region server's {@code /jmx}. A
- * counter that went down (its registry dropped with the last G-Store region of a server and made again) makes
- * the window unknown, not wrong.
+ * counters are already the cluster's sums); a real cluster's are scraped from each region server's
+ * {@code /prometheus}, which HBase snapshots at each request ({@code /jmx} serves a copy up to 10 s old). A window
+ * is unknown, never wrong, when a server did not answer, the servers changed, or a counter went down (a registry
+ * dropped with a server's last G-Store region and made again).
  */
 final class ServerCalls {
   /** What one window cost per operation; NaN where unknown. */
@@ -37,74 +40,95 @@ final class ServerCalls {
     String line() {
       return known() ? String.format(java.util.Locale.ROOT,
           "%.1f HBase calls, %.1f WAL syncs, %.1f NameNode calls, %.1f datagrams", rpc, walSyncs, namenode, datagrams)
-          : "n/a (a region server did not answer, or a counter started over)";
+          : "n/a (a region server did not answer, the servers changed, or a counter started over)";
     }
   }
 
-  /** The counters at one moment; null fields never: an unreadable sample is {@link #NONE}. */
-  record Sample(long rpc, long walSyncs, long namenode, long datagrams, boolean complete) {
-    static final Sample NONE = new Sample(0, 0, 0, 0, false);
+  /** The counters of each server (or of this JVM: one entry), in the order of {@link #COUNTERS}; null: unread. */
+  record Sample(Map<String, long[]> servers) {
+    static final Sample NONE = new Sample(null);
 
     PerOp perOp(Sample later, long ops) {
-      if (!complete || !later.complete || ops <= 0 || later.rpc < rpc || later.walSyncs < walSyncs
-          || later.namenode < namenode || later.datagrams < datagrams) {
+      if (servers == null || later.servers == null || ops <= 0 || !servers.keySet().equals(later.servers.keySet())) {
         return PerOp.UNKNOWN;
       }
+      long[] grown = new long[COUNTERS.length];
+      for (Map.Entry<String, long[]> e : servers.entrySet()) {
+        long[] after = later.servers.get(e.getKey());
+        for (int i = 0; i < grown.length; i++) {
+          if (after[i] < e.getValue()[i]) {
+            return PerOp.UNKNOWN;
+          }
+          grown[i] += after[i] - e.getValue()[i];
+        }
+      }
       double n = ops;
-      return new PerOp((later.rpc - rpc) / n, (later.walSyncs - walSyncs) / n, (later.namenode - namenode) / n,
-          (later.datagrams - datagrams) / n);
+      return new PerOp(grown[0] / n, grown[1] / n, grown[2] / n, grown[3] / n);
     }
   }
 
-  static final String BEAN =
-      "Hadoop:service=HBase,name=RegionServer,sub=Coprocessor.Region.CP_org.gstore.coprocessor.GStoreRegionCoprocessor";
+  /** The counters, as docs/operations.md names them. */
+  private static final String[] COUNTERS = {"HbaseCalls", "WalSyncs", "NamenodeCalls", "DatagramsSent"};
   private static final String REGISTRY = "GStoreRegionCoprocessor";
-  private static final String[] COUNTERS = {"hbaseCalls", "walSyncs", "namenodeCalls", "datagramsSent"};
 
   private final Connection connection;
   private final boolean embedded;
+  private final PrometheusScrape scrape = new PrometheusScrape();
 
   ServerCalls(Connection connection, boolean embedded) {
     this.connection = connection;
     this.embedded = embedded;
   }
 
-  /** Never throws: a server that does not answer makes the sample incomplete. */
+  /** Never throws: a server or counter that cannot be read makes the sample {@link Sample#NONE}. */
   Sample sample() {
-    long[] sums = new long[COUNTERS.length];
-    boolean complete = embedded ? readHere(sums) : readServers(sums);
-    return new Sample(sums[0], sums[1], sums[2], sums[3], complete);
+    try {
+      return new Sample(embedded ? readHere() : readServers());
+    } catch (IOException e) {
+      return Sample.NONE;
+    }
   }
 
-  private static boolean readHere(long[] sums) {
-    boolean found = false;
+  private static Map<String, long[]> readHere() throws IOException {
+    Map<String, long[]> here = new HashMap<>();
     for (MetricRegistry registry : MetricRegistries.global().getMetricRegistries()) {
       if (registry.getMetricRegistryInfo().getMetricsName().contains(REGISTRY)) {
-        found = true;
+        long[] values = new long[COUNTERS.length];
         for (int i = 0; i < COUNTERS.length; i++) {
-          sums[i] += registry.get(COUNTERS[i]).filter(Counter.class::isInstance).map(m -> ((Counter) m).getCount())
-              .orElse(0L);
+          String name = Character.toLowerCase(COUNTERS[i].charAt(0)) + COUNTERS[i].substring(1);
+          values[i] = registry.get(name).filter(Counter.class::isInstance).map(m -> ((Counter) m).getCount())
+              .orElseThrow(() -> new IOException("no counter " + name));
         }
+        here.put(registry.getMetricRegistryInfo().getMetricsName(), values);
       }
     }
-    return found;
+    if (here.isEmpty()) {
+      throw new IOException("no G-Store registry in this JVM");
+    }
+    return here;
   }
 
-  private boolean readServers(long[] sums) {
+  private Map<String, long[]> readServers() throws IOException {
+    Map<String, long[]> read = new HashMap<>();
     try (Admin admin = connection.getAdmin()) {
-      Map<ServerName, ServerMetrics> servers =
-          admin.getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS)).getLiveServerMetrics();
-      for (Map.Entry<ServerName, ServerMetrics> e : servers.entrySet()) {
+      String scheme = connection.getConfiguration().getBoolean("hbase.ssl.enabled", false) ? "https" : "http";
+      for (Map.Entry<ServerName, ServerMetrics> e : admin.getClusterMetrics(
+          EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS)).getLiveServerMetrics().entrySet()) {
+        Map<String, Double> samples = scrape.scrape(scheme, e.getKey().getHostname(), e.getValue().getInfoServerPort());
+        long[] values = new long[COUNTERS.length];
         for (int i = 0; i < COUNTERS.length; i++) {
-          // metrics2 shows a counter capitalized, with a _count suffix where HBase adds one
-          Pattern field = Pattern.compile("\"" + Character.toUpperCase(COUNTERS[i].charAt(0))
-              + COUNTERS[i].substring(1) + "(?:_count)?\"\\s*:\\s*(\\d+)");
-          sums[i] += ServersCpu.read(e.getKey(), e.getValue(), BEAN, field);
+          Double value = samples.get(PrometheusScrape.snake(COUNTERS[i]));
+          if (value == null) {
+            throw new IOException(e.getKey() + " publishes no " + COUNTERS[i]);
+          }
+          values[i] = value.longValue();
         }
+        read.put(e.getKey().toString(), values); // with its start code: a restarted server is another
       }
-      return !servers.isEmpty();
-    } catch (IOException e) {
-      return false;
     }
+    if (read.isEmpty()) {
+      throw new IOException("no live region server");
+    }
+    return read;
   }
 }

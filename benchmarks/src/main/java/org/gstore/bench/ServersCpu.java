@@ -57,8 +57,7 @@ final class ServersCpu implements ClusterCpu {
         + (missing == null ? "" : "; some sample missed one, the last was " + missing);
   }
 
-  /** The first number {@code field} finds in a region server's {@code /jmx?qry=bean}. */
-  static long read(ServerName server, ServerMetrics metrics, String bean, Pattern field) throws IOException {
+  private static long read(ServerName server, ServerMetrics metrics, String bean, Pattern field) throws IOException {
     if (metrics.getInfoServerPort() <= 0) {
       throw new IOException("no info server (hbase.regionserver.info.port)");
     }

@@ -9,7 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.gstore.cli.top.PrometheusScrape;
+import org.gstore.common.metrics.PrometheusScrape;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
 import org.gstore.recovery.ThresholdAlerts;
 import org.junit.jupiter.api.Test;

@@ -33,7 +33,7 @@ import org.gstore.chaos.Fault;
 import org.gstore.chaos.Stalls;
 import org.gstore.chaos.Workload;
 import org.gstore.cli.GStore;
-import org.gstore.cli.top.PrometheusScrape;
+import org.gstore.common.metrics.PrometheusScrape;
 import org.gstore.client.GStoreClient;
 import org.gstore.client.GroupSpec;
 import org.gstore.client.KeyGroup;
@@ -237,6 +237,7 @@ class ProcessClusterIT {
     BankChaos.Settings settings = new BankChaos.Settings(Duration.ofSeconds(60), Duration.ofSeconds(10),
         Duration.ofSeconds(3), Duration.ofSeconds(15), EnumSet.allOf(Fault.class), Fault.values().length, 4, 8, 4,
         7, EnumSet.allOf(Workload.class));
+    List<Path> earlierRuns = chaosRuns();
     BankChaos.Outcome outcome;
     try (Connection connection = ConnectionFactory.createConnection(cluster.clientConfiguration())) {
       outcome = new BankChaos(connection, cluster, settings, System.out).run();
@@ -249,14 +250,20 @@ class ProcessClusterIT {
     assertThat(outcome.duplicated()).isZero();
     assertThat(outcome.history().line()).as("the list-append history, checked").contains(" ok=")
         .endsWith("verdict=strict-serializable");
-    try (var runs = Files.list(DIR)) {
-      assertThat(runs.filter(d -> d.getFileName().toString().startsWith("chaos-")).sorted().reduce((a, b) -> b))
-          .as("the last run's files").get()
-          .satisfies(run -> assertThat(Files.size(run.resolve("timeline.png"))).as("timeline.png").isPositive())
-          .satisfies(run -> assertThat(run.resolve("timeline.csv")).exists())
-          .satisfies(run -> assertThat(run.resolve("history.jsonl")).exists());
-    }
+    List<Path> thisRun = new ArrayList<>(chaosRuns());
+    thisRun.removeAll(earlierRuns);
+    assertThat(thisRun).as("the run's files").singleElement()
+        .satisfies(run -> assertThat(Files.size(run.resolve("timeline.png"))).as("timeline.png").isPositive())
+        .satisfies(run -> assertThat(run.resolve("timeline.csv")).exists())
+        .satisfies(run -> assertThat(run.resolve("history.jsonl")).exists());
     assertThat(outcome.ok()).isTrue();
+  }
+
+  /** The directories chaos runs left in the cluster's directory. */
+  private static List<Path> chaosRuns() throws IOException {
+    try (var runs = Files.list(DIR)) {
+      return runs.filter(d -> d.getFileName().toString().startsWith("chaos-")).toList();
+    }
   }
 
   private static int demo() throws Exception {

@@ -16,6 +16,7 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.gstore.client.GStoreAdmin;
 import org.gstore.client.GroupInfo;
 import org.gstore.client.RecoveryStatus;
+import org.gstore.common.metrics.PrometheusScrape;
 
 /**
  * Samples a cluster for {@code gstore top}: each live region server's G-Store metrics from its info server's

@@ -1,4 +1,4 @@
-package org.gstore.cli.top;
+package org.gstore.common.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

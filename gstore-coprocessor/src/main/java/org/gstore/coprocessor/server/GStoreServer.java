@@ -298,7 +298,7 @@ public final class GStoreServer implements GroupService, Closeable {
 
   @Override
   public void preload(GroupId id) {
-    transactions.manager().preload(id);
+    transactions.preload(id);
   }
 
   @Override

@@ -8,6 +8,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.gstore.common.protocol.GroupId;
 import org.gstore.common.protocol.Key;
 import org.gstore.coprocessor.config.GStoreConfig;
 import org.gstore.coprocessor.metrics.GStoreMetrics;
@@ -32,6 +33,7 @@ import org.gstore.recovery.hbase.OutcomeTable;
 public final class ServerTransactions implements AutoCloseable {
   private final LocalRows localRows;
   private final TableGuard tableGuard;
+  private final GroupCaches caches;
   private final TransactionManager manager;
   private final GroupHandover handover;
   private final PersistedMarks persistedMarks;
@@ -42,7 +44,7 @@ public final class ServerTransactions implements AutoCloseable {
       Function<TableName, TableDescriptor> servedHere, ThreadFactory tableRefresh) {
     this.localRows = new LocalRows(hosted::regionOf);
     this.tableGuard = new TableGuard(hbase, conf, servedHere, tableRefresh);
-    GroupCaches caches = new GroupCaches(new CacheLoader(hbase, localRows, config.maxFutureMillis(),
+    this.caches = new GroupCaches(new CacheLoader(hbase, localRows, config.maxFutureMillis(),
         config.snapshotRetentionMillis(), metrics, cacheReads), groups, leadsHere);
     CommitValidator validator = new CommitValidator(tableGuard,
         conf.getLong(HRegion.HBASE_MAX_CELL_SIZE_KEY, HRegion.DEFAULT_MAX_CELL_SIZE), config.maxCommitBytes());
@@ -56,6 +58,11 @@ public final class ServerTransactions implements AutoCloseable {
   /** Runs the transactions of the groups this server leads. */
   public TransactionManager manager() {
     return manager;
+  }
+
+  /** Loads a new group's cache in the background, so its first transaction does not wait for it. */
+  void preload(GroupId id) {
+    caches.preload(id);
   }
 
   /** Reads the rows this server hosts, for a cache load here or a peer's. */

@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.NotServingRegionException;
@@ -35,6 +37,12 @@ public final class GroupCaches {
   private static final int RELEASED_REMEMBERED = 100_000;
 
   private final GroupLoader loader;
+  /** Loads new groups' caches, several at once (a load waits mostly for HBase's answers). */
+  private final ExecutorService preloader = Executors.newFixedThreadPool(4, r -> {
+    Thread t = new Thread(r, "gstore-cache-preload");
+    t.setDaemon(true);
+    return t;
+  });
   private final Lookup groups;
   private final Predicate<Key> leaderServedHere;
   private final Map<GroupId, GroupCache> caches = new ConcurrentHashMap<>();
@@ -196,7 +204,19 @@ public final class GroupCaches {
   }
 
   /** Stops loading; the caches already loaded stay as they are. */
+  /** Loads a new group's cache in the background, so its first transaction does not wait for it. */
+  public void preload(GroupId id) {
+    preloader.execute(() -> {
+      try {
+        get(id);
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("preloading group {} failed; its first transaction loads it ({})", id, e.toString());
+      }
+    });
+  }
+
   void close() {
+    preloader.shutdownNow();
     loader.close();
   }
 

@@ -66,8 +66,6 @@ public final class TransactionManager {
   private final long waitMillis;
   /** The leader's clock, which commit timestamps follow (HBase stamps plain writes with the same one). */
   private final LongSupplier clock;
-  /** Loads new groups' caches, several at once (a load waits mostly for HBase's answers). */
-  private final ExecutorService preloader = Executors.newFixedThreadPool(4, r -> daemon(r, "gstore-cache-preload"));
   /** Applies commits whose WAL append outlived their caller's wait, once it is durable. */
   private final ExecutorService settler = Executors.newSingleThreadExecutor(r -> daemon(r, "gstore-commit-settle"));
 
@@ -376,19 +374,7 @@ public final class TransactionManager {
     return caches.activity(id);
   }
 
-  /** Loads a new group's cache in the background, so its first transaction does not wait for it. */
-  public void preload(GroupId id) {
-    preloader.execute(() -> {
-      try {
-        caches.get(id);
-      } catch (IOException | RuntimeException e) {
-        LOG.debug("preloading group {} failed; its first transaction loads it ({})", id, e.toString());
-      }
-    });
-  }
-
   public void close() {
-    preloader.shutdownNow();
     settler.shutdownNow();
     lookups.close();
     caches.close();

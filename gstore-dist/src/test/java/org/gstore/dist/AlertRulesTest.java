@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.gstore.common.metrics.PrometheusScrape;
-import org.gstore.coprocessor.metrics.GStoreMetrics;
+import org.gstore.coprocessor.metrics.GaugeSources;
 import org.gstore.recovery.ThresholdAlerts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +30,7 @@ class AlertRulesTest {
   void everyConditionGStoreStatusReportsHasARuleOnItsGauge() throws IOException {
     String rules = Files.readString(RULES);
     for (ThresholdAlerts.Cause cause : ThresholdAlerts.Cause.values()) {
-      String gauge = PrometheusScrape.prometheusName(GStoreMetrics.alertGauge(cause));
+      String gauge = PrometheusScrape.prometheusName(GaugeSources.alertGauge(cause));
       assertThat(rules).as("the rule for " + cause).contains("expr: " + gauge + " == 1");
     }
     assertThat(rules.lines().filter(l -> l.trim().startsWith("- alert: ")).count()).as("one rule per condition")

@@ -2,15 +2,11 @@ package org.gstore.coprocessor.metrics;
 
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.function.Supplier;
 import org.apache.hadoop.hbase.metrics.Counter;
-import org.apache.hadoop.hbase.metrics.Gauge;
+import org.apache.hadoop.hbase.metrics.MetricRegistries;
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
-import org.gstore.common.protocol.ProtocolStats;
+import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
 import org.gstore.common.wire.DatagramRejectedException.Reason;
-import org.gstore.coprocessor.concurrent.BatchingThread;
-import org.gstore.recovery.ThresholdAlerts;
-import org.gstore.recovery.ShipmentLedger;
 
 /**
  * G-Store's region-server metrics, in the registry HBase gives coprocessors: exported through Hadoop metrics2, so
@@ -47,6 +43,26 @@ public final class GStoreMetrics {
   private final Counter regionStateLoads;
   /** Data calls G-Store's server parts made to HBase (gets, puts, batches, scanners, endpoint calls). */
   private final Counter hbaseCalls;
+
+  private static final Map<MetricRegistryInfo, MetricRegistry> HELD = new java.util.HashMap<>();
+
+  /**
+   * The registry G-Store's metrics go to: {@code coprocessors}, the one HBase gives the coprocessor's regions, held
+   * for the JVM's life. HBase removes that registry when the JVM's last G-Store region closes and makes a new one
+   * when the next opens; its metrics2 adapter, which looks every 10 s and knows registries by name, goes on exporting
+   * the removed one when both happen between two looks, and {@code /jmx} and {@code /prometheus} then show a dead
+   * registry's numbers until the region server restarts (a balancer swapping a server's only G-Store region does it).
+   * One reference more, never given back, keeps the first registry alive.
+   */
+  public static synchronized MetricRegistry held(MetricRegistry coprocessors) {
+    MetricRegistryInfo info = coprocessors.getMetricRegistryInfo();
+    MetricRegistry held = HELD.get(info);
+    if (held != coprocessors) { // the first, or HBase's registries were cleared (a mini cluster started again)
+      held = MetricRegistries.global().create(info);
+      HELD.put(info, held);
+    }
+    return held;
+  }
 
   public GStoreMetrics(MetricRegistry registry) {
     datagramsSent = registry.counter("datagramsSent");
@@ -128,77 +144,6 @@ public final class GStoreMetrics {
 
   public void conflicted() {
     txnConflicts.increment();
-  }
-
-  /**
-   * What the gauges read: the region server's current G-Store server. A registry keeps the first gauge
-   * registered under a name, and a server is recreated when its region server closes its last G-Store region and
-   * opens another, so gauges are registered once per registry and read through this.
-   */
-  public static final class Sources {
-    public volatile Supplier<ProtocolStats> stats = ProtocolStats::new;
-    public volatile Supplier<Long> retryTimeoutMillis = () -> 0L;
-    public volatile Supplier<Integer> groupsLed = () -> 0;
-    public volatile Supplier<Integer> fencedRows = () -> 0;
-    public volatile Supplier<Integer> deletesHeld = () -> 0;
-    public volatile ShipmentLedger shipper;
-    public volatile org.gstore.recovery.PersistenceHeartbeat heartbeat;
-    public volatile ThresholdAlerts alerts;
-    /** How many files the shared WAL has. */
-    public volatile Supplier<Long> walFiles = () -> 0L;
-    /** Protocol records in the WAL not yet in the state tables. */
-    public volatile Supplier<Integer> protocolRecordsPending = () -> 0;
-  }
-
-  private static final Map<MetricRegistry, Sources> SOURCES = new java.util.concurrent.ConcurrentHashMap<>();
-  /** The gauges' sources for {@code registry}; the caller points them at its server. */
-  public static Sources gauges(MetricRegistry registry) {
-    return SOURCES.computeIfAbsent(registry, r -> {
-      Sources s = new Sources();
-      gauge(r, "groupsLed", () -> (long) s.groupsLed.get());
-      gauge(r, "rowsFenced", () -> (long) s.fencedRows.get());
-      gauge(r, "deletesAwaitingShipment", () -> (long) s.deletesHeld.get());
-      gauge(r, "groupsCreated", () -> s.stats.get().groupsCreated());
-      gauge(r, "groupsFailed", () -> s.stats.get().groupsFailed());
-      gauge(r, "groupsDeleted", () -> s.stats.get().groupsDeleted());
-      gauge(r, "protocolMessagesSent", () -> s.stats.get().messagesSent());
-      gauge(r, "protocolMessagesRetried", () -> s.stats.get().messagesRetried());
-      gauge(r, "protocolRetryTimeoutMillis", () -> s.retryTimeoutMillis.get());
-      gauge(r, "protocolMessagesUnroutable", () -> s.stats.get().messagesUnroutable());
-      gauge(r, "protocolNotMineReceived", () -> s.stats.get().notMineReceived());
-      gauge(r, "shipperLagRecords", () -> s.shipper == null ? 0L : s.shipper.pendingCount());
-      gauge(r, "shipperQuarantined", () -> s.shipper == null ? 0L : s.shipper.quarantinedCount());
-      gauge(r, "workerFailures", BatchingThread::failures);
-      gauge(r, "shipperLagMillis", () -> s.shipper == null ? 0L : s.shipper.lagMillis(System.currentTimeMillis()));
-      gauge(r, "shipperShippedThrough", () -> s.shipper == null ? -1L : s.shipper.shippedThrough());
-      gauge(r, "shipperPersistedThrough", () -> s.heartbeat == null ? -1L : s.heartbeat.persistedThrough());
-      gauge(r, "shipperUnpersisted", () -> s.shipper == null ? 0L : s.shipper.unpersistedCount());
-      gauge(r, "shipperShippedAgain", () -> s.shipper == null ? 0L : s.shipper.shippedAgainCount());
-      gauge(r, "shipperPersistedOnDrain", () -> s.shipper == null ? 0L : s.shipper.persistedOnDrainCount());
-      gauge(r, "persistenceHeartbeatFailures", () -> s.heartbeat == null ? 0L : s.heartbeat.failures());
-      gauge(r, "serverDeathsSeen", () -> s.heartbeat == null ? 0L : s.heartbeat.deathsSeen());
-      gauge(r, "walFiles", () -> s.walFiles.get());
-      gauge(r, "protocolRecordsPending", () -> (long) s.protocolRecordsPending.get());
-      gauge(r, "walFilesDeleted", () -> s.heartbeat == null ? 0L : s.heartbeat.walFilesDeleted());
-      gauge(r, "alertsActive", () -> s.alerts == null ? 0L : s.alerts.active().size());
-      for (ThresholdAlerts.Cause cause : ThresholdAlerts.Cause.values()) {
-        gauge(r, alertGauge(cause), () -> s.alerts != null && s.alerts.isActive(cause) ? 1L : 0L);
-      }
-      return s;
-    });
-  }
-
-  /** The gauge of an alert, 1 while it is active: {@code alertShippingBlocked} for SHIPPING_BLOCKED. */
-  public static String alertGauge(ThresholdAlerts.Cause cause) {
-    StringBuilder name = new StringBuilder("alert");
-    for (String word : cause.name().toLowerCase(java.util.Locale.ROOT).split("_")) {
-      name.append(Character.toUpperCase(word.charAt(0))).append(word.substring(1));
-    }
-    return name.toString();
-  }
-
-  private static void gauge(MetricRegistry registry, String name, Supplier<Long> value) {
-    registry.register(name, (Gauge<Long>) value::get);
   }
 
   public void datagramSent() {

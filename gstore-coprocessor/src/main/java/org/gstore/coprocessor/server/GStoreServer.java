@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.metrics.MetricRegistry;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.RegionInfo;
@@ -93,6 +94,7 @@ public final class GStoreServer implements GroupService, Closeable {
   private final FileSystem walFs;
   private final LoggedStateStore stateLog; // protocol state logged before the tables (protocol.log=wal), or null
   private final RecoveryZnodes recoveryZnodes;
+  private final ServerGauges gauges;
   private volatile boolean crashed;
   private final AtomicBoolean stoppedFatally = new AtomicBoolean(); // fatal() ran: the server is aborted once
   private volatile boolean aborting;
@@ -124,7 +126,8 @@ public final class GStoreServer implements GroupService, Closeable {
     OwnerToken ownerToken = secrets.ownerTokens();
     this.writeFence = new WriteFence(hosted, ownerToken, config.testPlant());
     VersionClock versions = new VersionClock();
-    GStoreMetrics metrics = new GStoreMetrics(env.getMetricRegistryForRegionServer());
+    MetricRegistry registry = GStoreMetrics.held(env.getMetricRegistryForRegionServer());
+    GStoreMetrics metrics = new GStoreMetrics(registry);
     this.hbase = PooledConnection.of(env.getConnection(), serverName, metrics::hbaseCalled);
     this.tables = new StateTables(hbase, versions);
     this.locator = new HBaseKeyLocator(hbase, threads("locator"));
@@ -136,7 +139,7 @@ public final class GStoreServer implements GroupService, Closeable {
         env.getConfiguration().get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT),
         peers.acl());
     this.instanceLog = new InstanceLog(serverName.getServerName(), walFs, walRoot, config,
-        new WalMetrics(env.getMetricRegistryForRegionServer()), recoveryZnodes, e -> fatal(e.getMessage(), e));
+        new WalMetrics(registry), recoveryZnodes, e -> fatal(e.getMessage(), e));
     String log = instanceLog.log();
     this.wal = instanceLog.wal();
     this.shipper = new UpdateShipper(hbase, ownerToken, config.shipperDurability(), wal.streams(),
@@ -180,8 +183,8 @@ public final class GStoreServer implements GroupService, Closeable {
         outbox::send, writer::letOut, config.endpointWaitMillis(), threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, wal::checkNotFenced, deletes::delete,
         metrics, faults::now, threads("leases"));
-    ServerGauges.point(env.getMetricRegistryForRegionServer(), runtime, hosted, deletes, shipper.ledger(), heartbeat,
-        alerts, wal, stateLog);
+    this.gauges = new ServerGauges(registry, runtime, hosted, deletes, shipper.ledger(), heartbeat, alerts, wal,
+        stateLog);
   }
 
   /**
@@ -367,6 +370,7 @@ public final class GStoreServer implements GroupService, Closeable {
   /** Stops every part, in the reverse order of their start. */
   @Override
   public void close() {
+    gauges.close();
     hosted.phases().stopAll();
     leases.close();
     runtime.close();

@@ -1,34 +1,33 @@
 package org.gstore.coprocessor.server;
 
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
-import org.gstore.coprocessor.metrics.GStoreMetrics;
+import org.gstore.coprocessor.metrics.GaugeSources;
 import org.gstore.coprocessor.wal.SharedWal;
 import org.gstore.recovery.PersistenceHeartbeat;
 import org.gstore.recovery.ShipmentLedger;
 import org.gstore.recovery.ThresholdAlerts;
 
 /**
- * Points the region server's G-Store gauges at one server's parts. The gauges are registered once per registry
- * ({@link GStoreMetrics#gauges}); a server that starts again on the same region server (a coprocessor reloaded)
- * points them at its new parts, so JMX never reads a closed server's.
+ * One server's place among its registry's gauge sources ({@link GaugeSources}): joined when the server is wired,
+ * left when it closes, so a server that starts again on the same region server (a coprocessor reloaded) is read in
+ * place of the closed one, never beside it.
  */
-final class ServerGauges {
-  private ServerGauges() {
-  }
+final class ServerGauges implements AutoCloseable {
+  private final GaugeSources sources;
+  private final GaugeSources.Server server;
 
-  static void point(MetricRegistry registry, ProtocolRuntime runtime, HostedRegions hosted, GroupDeletes deletes,
+  ServerGauges(MetricRegistry registry, ProtocolRuntime runtime, HostedRegions hosted, GroupDeletes deletes,
       ShipmentLedger shipper, PersistenceHeartbeat heartbeat, ThresholdAlerts alerts, SharedWal wal,
       LoggedStateStore stateLog) {
-    GStoreMetrics.Sources gauges = GStoreMetrics.gauges(registry);
-    gauges.stats = runtime::stats;
-    gauges.retryTimeoutMillis = runtime::retryTimeoutMillis;
-    gauges.groupsLed = runtime::groupsLed;
-    gauges.fencedRows = hosted::fencedRows;
-    gauges.deletesHeld = deletes::held;
-    gauges.shipper = shipper;
-    gauges.heartbeat = heartbeat;
-    gauges.alerts = alerts;
-    gauges.walFiles = () -> (long) wal.fileCount();
-    gauges.protocolRecordsPending = stateLog != null ? stateLog::pending : () -> 0;
+    this.sources = GaugeSources.of(registry);
+    this.server = new GaugeSources.Server(runtime::stats, runtime::retryTimeoutMillis, runtime::groupsLed,
+        hosted::fencedRows, deletes::held, shipper, heartbeat, alerts, () -> (long) wal.fileCount(),
+        stateLog != null ? stateLog::pending : () -> 0);
+    sources.add(server);
+  }
+
+  @Override
+  public void close() {
+    sources.remove(server);
   }
 }

@@ -11,7 +11,8 @@ import org.apache.hadoop.hbase.metrics.MetricRegistry;
 
 /**
  * G-Store's region-server metrics, read in-process: only meaningful when the cluster is embedded in this JVM,
- * where its region servers share one registry (counters and histograms add up over them; a gauge shows one).
+ * where its region servers share one registry (counters, histograms and counts add up over them; a delay is the
+ * largest; see GaugeSources).
  */
 final class ServerMetrics {
   private ServerMetrics() {}
@@ -46,8 +47,8 @@ final class ServerMetrics {
     out.printf("  shared-WAL syncs      p50 %.1f ms, p99 %.1f ms%n", sync[0] / 1e3, sync[1] / 1e3);
     long sent = gauge("protocolMessagesSent");
     long retried = gauge("protocolMessagesRetried");
-    out.printf("  protocol messages     %d sent, %d of them retries (%.1f%%); retry timeout now %d ms (one region"
-        + " server)%n", sent, retried, 100.0 * retried / Math.max(1, sent), gauge("protocolRetryTimeoutMillis"));
+    out.printf("  protocol messages     %d sent, %d of them retries (%.1f%%); retry timeout now %d ms (the"
+        + " longest of the region servers')%n", sent, retried, 100.0 * retried / Math.max(1, sent), gauge("protocolRetryTimeoutMillis"));
   }
 
   private static Optional<Metric> metric(String name) {

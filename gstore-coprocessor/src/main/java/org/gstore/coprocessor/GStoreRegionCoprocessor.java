@@ -1,6 +1,7 @@
 package org.gstore.coprocessor;
 
 import org.gstore.coprocessor.config.GStoreConfig;
+import org.gstore.coprocessor.metrics.GStoreMetrics;
 import com.google.protobuf.Service;
 import java.io.IOException;
 import java.util.List;
@@ -81,6 +82,8 @@ public class GStoreRegionCoprocessor implements RegionCoprocessor, RegionObserve
     if (!(environment instanceof RegionCoprocessorEnvironment renv)) {
       return;
     }
+    // every region that loads the class holds the registry, whether G-Store serves it or not (GStoreMetrics.held)
+    GStoreMetrics.held(renv.getMetricRegistryForRegionServer());
     TableName table = renv.getRegionInfo().getTable();
     if (table.isSystemTable() || StateTables.NAMESPACE.equals(table.getNamespaceAsString())) {
       return;

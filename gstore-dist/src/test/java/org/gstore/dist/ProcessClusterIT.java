@@ -150,9 +150,9 @@ class ProcessClusterIT {
   void everyMetricTheDocsNameIsInTheRegionServersJmxAndPrometheus() throws Exception {
     List<String> documented = documentedMetrics();
     assertThat(documented).hasSizeGreaterThan(30);
-    // HBase keeps a coprocessor's registry only while the server hosts a region loading it, and exports a new
-    // registry to JMX on a 10 s timer: ask the server that hosts gstore:groups (a user table, so it loads
-    // G-Store), and give the exporter its period
+    // a server has G-Store's registry from its first region that loads the coprocessor on (gstore:groups is a user
+    // table, so it loads it, though G-Store serves no group there), and HBase exports a new registry to JMX on a
+    // 10 s timer: ask the server that hosts gstore:groups, and give the exporter its period
     String role = roleHosting(TableName.valueOf("gstore", "groups"));
     int infoPort = cluster.layout().ports(role).get("info");
     URI uri = URI.create("http://127.0.0.1:" + infoPort + "/jmx?qry=Hadoop:service=HBase,name=RegionServer,"

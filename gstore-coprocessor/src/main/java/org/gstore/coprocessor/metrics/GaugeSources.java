@@ -3,6 +3,7 @@ package org.gstore.coprocessor.metrics;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.IntSupplier;
@@ -21,14 +22,23 @@ import org.gstore.recovery.ThresholdAlerts;
  * What G-Store's gauges read: the G-Store servers running in the registry's JVM. HBase gives a coprocessor one
  * registry per JVM and a registry keeps the first gauge registered under a name, so the gauges are registered once
  * per registry and read every server that {@linkplain #add joined}: in production the region server's one G-Store
- * server; in a mini cluster, where region servers share a JVM, all of them, whose values add up as their counters
- * do. A closed server {@linkplain #remove leaves}, so no gauge reads a stopped server's parts.
+ * server; in a mini cluster, where region servers share a JVM, all of them: counts add up as their counters do, a
+ * delay or an alert is the largest, a log position the newest server's. A closing server {@linkplain #remove leaves}
+ * first, so no read that starts after it left touches its parts (one already under way may, and every part answers
+ * after its close).
  */
 public final class GaugeSources {
   /** The parts of one server the gauges read. */
   public record Server(Supplier<ProtocolStats> stats, LongSupplier retryTimeoutMillis, IntSupplier groupsLed,
       IntSupplier fencedRows, IntSupplier deletesHeld, ShipmentLedger shipper, PersistenceHeartbeat heartbeat,
       ThresholdAlerts alerts, LongSupplier walFiles, IntSupplier protocolRecordsPending) {
+    /** Every part is there: a gauge that threw would fail the whole scrape of the region server's metrics. */
+    public Server {
+      for (Object part : new Object[] {stats, retryTimeoutMillis, groupsLed, fencedRows, deletesHeld, shipper,
+          heartbeat, alerts, walFiles, protocolRecordsPending}) {
+        Objects.requireNonNull(part, "a part of the server the gauges read");
+      }
+    }
   }
 
   private static final Map<MetricRegistry, GaugeSources> BY_REGISTRY = new ConcurrentHashMap<>();

@@ -183,6 +183,7 @@ public final class GStoreServer implements GroupService, Closeable {
         outbox::send, writer::letOut, config.endpointWaitMillis(), threads("release"));
     this.leases = new GroupLeases(runtime::liveGroups, this::leadsHere, tables, wal::checkNotFenced, deletes::delete,
         metrics, faults::now, threads("leases"));
+    // last: a constructor that threw after it would leave a server the gauges read for ever
     this.gauges = new ServerGauges(registry, runtime, hosted, deletes, shipper.ledger(), heartbeat, alerts, wal,
         stateLog);
   }

@@ -1,13 +1,16 @@
 package org.gstore.coprocessor.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import org.apache.hadoop.hbase.metrics.Gauge;
 import org.apache.hadoop.hbase.metrics.MetricRegistries;
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
 import org.apache.hadoop.hbase.metrics.MetricRegistryInfo;
 import org.gstore.common.protocol.ProtocolStats;
+import org.gstore.recovery.PersistenceHeartbeat;
 import org.gstore.recovery.ShipmentLedger;
+import org.gstore.recovery.ThresholdAlerts;
 import org.junit.jupiter.api.Test;
 
 class GaugeSourcesTest {
@@ -34,14 +37,34 @@ class GaugeSourcesTest {
   }
 
   @Test
+  void everyGaugeReadsWithServersPresentAndWithNone() {
+    GaugeSources.Server server = server(1, 1, 1);
+    sources.add(server);
+    assertThat(registry.getMetrics()).isNotEmpty().allSatisfy((name, metric) ->
+        assertThat(((Gauge<?>) metric).getValue()).as(name).isNotNull());
+    sources.remove(server);
+    assertThat(registry.getMetrics()).allSatisfy((name, metric) ->
+        assertThat(((Gauge<?>) metric).getValue()).as(name).isNotNull());
+  }
+
+  @Test
+  void aServerWithoutOneOfItsPartsIsRefused() {
+    assertThatNullPointerException().isThrownBy(() -> new GaugeSources.Server(ProtocolStats::new, () -> 0, () -> 0,
+        () -> 0, () -> 0, new ShipmentLedger(true, 1, s -> { }), null, new ThresholdAlerts(1, 1), () -> 0, () -> 0));
+  }
+
+  @Test
   void theGaugesAreRegisteredOncePerRegistry() {
     assertThat(GaugeSources.of(registry)).isSameAs(sources);
     assertThat(registry.get("groupsLed")).isPresent();
   }
 
   private static GaugeSources.Server server(int groupsLed, int fencedRows, long walFiles) {
-    return new GaugeSources.Server(ProtocolStats::new, () -> 0, () -> groupsLed, () -> fencedRows, () -> 0,
-        new ShipmentLedger(true, 1, s -> { }), null, null, () -> walFiles, () -> 0);
+    ShipmentLedger ledger = new ShipmentLedger(true, 1, s -> { });
+    PersistenceHeartbeat heartbeat = new PersistenceHeartbeat("rs", "log", null, () -> { }, ledger,
+        (neededAbove, retain) -> 0, System::currentTimeMillis, 600_000, 0);
+    return new GaugeSources.Server(ProtocolStats::new, () -> 0, () -> groupsLed, () -> fencedRows, () -> 0, ledger,
+        heartbeat, new ThresholdAlerts(60_000, 60_000), () -> walFiles, () -> 0);
   }
 
   @SuppressWarnings("unchecked")

@@ -48,7 +48,8 @@ final class ServerMetrics {
     long sent = gauge("protocolMessagesSent");
     long retried = gauge("protocolMessagesRetried");
     out.printf("  protocol messages     %d sent, %d of them retries (%.1f%%); retry timeout now %d ms (the"
-        + " longest of the region servers')%n", sent, retried, 100.0 * retried / Math.max(1, sent), gauge("protocolRetryTimeoutMillis"));
+        + " longest of the region servers')%n", sent, retried, 100.0 * retried / Math.max(1, sent),
+        gauge("protocolRetryTimeoutMillis"));
   }
 
   private static Optional<Metric> metric(String name) {

@@ -150,10 +150,18 @@ class ProcessClusterIT {
   void everyMetricTheDocsNameIsInTheRegionServersJmxAndPrometheus() throws Exception {
     List<String> documented = documentedMetrics();
     assertThat(documented).hasSizeGreaterThan(30);
-    // a server has G-Store's registry from its first region that loads the coprocessor on (gstore:groups is a user
-    // table, so it loads it, though G-Store serves no group there), and HBase exports a new registry to JMX on a
-    // 10 s timer: ask the server that hosts gstore:groups, and give the exporter its period
-    String role = roleHosting(TableName.valueOf("gstore", "groups"));
+    // a region server's G-Store metrics are there once G-Store serves a region there (G-Store is installed
+    // cluster-wide: every user table's regions), and HBase exports a new registry to JMX on a 10 s timer: ask the
+    // server of a table of this test's own, and give the exporter its period
+    TableName probe = TableName.valueOf("metrics_probe");
+    try (Connection connection = ConnectionFactory.createConnection(cluster.clientConfiguration());
+        Admin admin = connection.getAdmin()) {
+      if (!admin.tableExists(probe)) {
+        admin.createTable(TableDescriptorBuilder.newBuilder(probe)
+            .setColumnFamily(ColumnFamilyDescriptorBuilder.of("f")).build());
+      }
+    }
+    String role = roleHosting(probe);
     int infoPort = cluster.layout().ports(role).get("info");
     URI uri = URI.create("http://127.0.0.1:" + infoPort + "/jmx?qry=Hadoop:service=HBase,name=RegionServer,"
         + "sub=Coprocessor.Region.CP_org.gstore.coprocessor.GStoreRegionCoprocessor");
